@@ -1,0 +1,43 @@
+"""Application factory: `flask --app app …` and `gunicorn 'app:create_app()'`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from flask import Flask
+
+import config as config_module
+
+
+def create_app(config: Mapping[str, Any] | None = None) -> Flask:
+    """Build the app: config → logging → database → queue → api → cli."""
+    import cli
+    from blueprints import register
+    from jobs import redis_conn
+    from models import connection
+    from models.base import db
+    from models.migrations import migrate
+    from web import api as web_api
+    from web import content, dashboard, limits, logs
+
+    app = Flask(__name__, instance_relative_config=False)
+    app.config.from_mapping(config_module.build(config))
+    app.config["MAX_CONTENT_LENGTH"] = int(app.config["MAX_CONTENT_LENGTH"])
+    app.json.sort_keys = False
+
+    logs.init_app(app)
+    connection.init_app(app)
+    redis_conn.init_app(app)
+    content.init_app(app)
+    limits.init_app(app)
+    web_api.init_app(app)
+    register(web_api.api)
+    dashboard.init_app(app)
+    cli.init_app(app)
+
+    if app.config.get("AUTO_MIGRATE", True):
+        # A fresh database works without `flask init-db` being run by hand.
+        with db.connection_context():
+            migrate()
+    return app

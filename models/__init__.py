@@ -1,0 +1,1 @@
+"""Peewee models. `ALL_MODELS` is the list the migrations and test fixtures work from."""

