@@ -99,7 +99,8 @@ def _push_quietly(app, record: JobRecord) -> None:
 def push(record: JobRecord, connection: Redis | None = None) -> Job:
     """Put the RQ job for `record` on its queue (idempotent per job id)."""
     retries = max(record.max_attempts - 1, 0)
-    retry = Retry(max=retries, interval=list(RETRY_INTERVALS_S[:retries])) if retries else None
+    intervals = list(current_app.config.get("JOB_RETRY_INTERVALS_S") or RETRY_INTERVALS_S)
+    retry = Retry(max=retries, interval=intervals[:retries]) if retries else None
     job = get_queue(record.queue, connection).enqueue_call(
         resolve(record.func),
         args=tuple(record.args),

@@ -1,0 +1,175 @@
+"""Identifier redaction for text that is about to leave the service.
+
+Transcripts and clinical context are sent to a hosted model. Before that happens, direct
+identifiers are replaced with fixed placeholders so that the model still sees *that* a phone
+number or date of birth was mentioned, but never the value itself.
+
+Placeholders (and the count keys returned alongside the text):
+
+=================  ===================  ==================================================
+kind (count key)   placeholder          examples
+=================  ===================  ==================================================
+``dob``            ``[DOB]``            "DOB 04/12/1987", "date of birth: March 3, 1990",
+                                        "born on 1/2/85"
+``record_number``  ``[RECORD_NUMBER]``  "MRN 00123456", "patient ID 44521",
+                                        "SSN 123-45-6789", a bare "123-45-6789"
+``email``          ``[EMAIL]``          "jane.doe@example.com"
+``phone``          ``[PHONE]``          "(555) 123-4567", "+44 20 7946 0958"
+``address``        ``[ADDRESS]``        "1234 Elm Street", "55 W. 3rd Ave Apt 4B"
+=================  ===================  ==================================================
+
+Social security numbers are counted and labelled as record numbers: downstream consumers only
+need to know an identifier was removed, and one placeholder for every "number that identifies
+a person" keeps the prompt vocabulary small.
+
+For labelled kinds (DOB, record numbers) the whole phrase, label included, becomes the
+placeholder, so "DOB 04/12/1987" turns into "[DOB]".
+
+What is deliberately *not* redacted: ordinary dates ("next Tuesday", "on March 3 we met"),
+screener scores ("PHQ-9 score 14"), doses ("50 mg"), durations and clock times ("at 3:30").
+A date is only treated as a date of birth when a birth label sits right before it.
+
+Street addresses are recognised by a house number, one to four capitalised (or ordinal) name
+words and a street-type suffix. A fully lower-cased address ("12 oak road") is not caught: the
+looser pattern needed for that also swallows everyday phrases such as "3 blocks down the
+street".
+"""
+
+from __future__ import annotations
+
+import re
+
+PHONE = "phone"
+EMAIL = "email"
+ADDRESS = "address"
+DOB = "dob"
+RECORD_NUMBER = "record_number"
+
+PLACEHOLDERS: dict[str, str] = {
+    PHONE: "[PHONE]",
+    EMAIL: "[EMAIL]",
+    ADDRESS: "[ADDRESS]",
+    DOB: "[DOB]",
+    RECORD_NUMBER: "[RECORD_NUMBER]",
+}
+
+_MONTHS = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+)
+_DAY = r"\d{1,2}(?:st|nd|rd|th)?"
+_DATE_VALUE = (
+    r"(?:"
+    r"\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}"  # 04/12/1987, 1-2-85, 12.04.1987
+    r"|\d{4}-\d{1,2}-\d{1,2}"  # 1987-04-12
+    rf"|{_MONTHS}\s+{_DAY}(?:,?\s+\d{{4}})?"  # March 3, 1990 / March 3
+    rf"|{_DAY}\s+(?:of\s+)?{_MONTHS}(?:,?\s+\d{{4}})?"  # 3 March 1990 / 3rd of March
+    r")"
+)
+_DOB_LABEL = r"(?:d\.?o\.?b\.?|date\s+of\s+birth|birth\s*date|birthday|born(?:\s+on)?)"
+_DOB_RE = re.compile(
+    rf"\b{_DOB_LABEL}\s*(?:(?:is|was)\s+)?[:=-]?\s*(?:on\s+)?{_DATE_VALUE}\b",
+    re.IGNORECASE,
+)
+
+_RECORD_LABEL = (
+    r"(?:mrn|medical\s+record\s+(?:number|no\.?|num\.?|\#)?"
+    r"|(?:patient|client|chart|member|insurance|record)\s+(?:id|number|no\.?|num\.?|\#)"
+    r"|policy\s+(?:number|no\.?|\#))"
+)
+# A record value must contain at least one digit, so "patient ID card" is left alone.
+_RECORD_VALUE = r"(?=[A-Za-z0-9-]*\d)[A-Za-z0-9][A-Za-z0-9-]{2,}"
+_LABEL_JOIN = r"\s*(?:(?:is|was)\s+)?[:=\#-]?\s*"
+_RECORD_RE = re.compile(rf"\b{_RECORD_LABEL}{_LABEL_JOIN}{_RECORD_VALUE}", re.IGNORECASE)
+
+_SSN_LABEL = r"(?:ssn|social\s+security(?:\s+(?:number|no\.?|\#))?)"
+# With a label any separator (or none) is accepted; without one only the dashed 3-2-4 form is
+# distinctive enough to redact.
+_LABELLED_SSN_RE = re.compile(
+    rf"\b{_SSN_LABEL}{_LABEL_JOIN}\d{{3}}[- ]?\d{{2}}[- ]?\d{{4}}(?!\d)", re.IGNORECASE
+)
+_BARE_SSN_RE = re.compile(r"(?<![\d-])\d{3}-\d{2}-\d{4}(?![\d-])")
+
+# Length bounds follow RFC 5321 (64-char local part, 63-char labels); they also keep the scan
+# linear on long runs such as "a.a.a.a..." that would otherwise backtrack quadratically.
+_EMAIL_RE = re.compile(r"\b[A-Za-z0-9._%+-]{1,64}@(?:[A-Za-z0-9-]{1,63}\.){1,8}[A-Za-z]{2,63}\b")
+
+_MIN_INTL_PHONE_DIGITS = 8
+_PHONE_RE = re.compile(
+    r"(?<![\w+])(?:"
+    # International: +CC then digit groups, e.g. +44 20 7946 0958, +1 (555) 123 4567. The
+    # lookahead demands enough digits that "+2 3" in a score change is not taken for a phone.
+    rf"\+(?=(?:[\s.()-]{{0,2}}\d){{{_MIN_INTL_PHONE_DIGITS}}})"
+    r"\d{1,3}(?:[\s.-]?\(\d{1,4}\))?(?:[\s.-]?\d{1,4}){2,5}"
+    # North American: (555) 123-4567, 555-123-4567, 555.123.4567, 1-555-123-4567.
+    r"|(?:1[\s.-])?(?:\(\d{3}\)\s?|\d{3}[\s.-])\d{3}[\s.-]\d{4}"
+    # Ten digits run together, e.g. 5551234567.
+    r"|\d{10}"
+    r")(?![\w-])"
+)
+
+_STREET_SUFFIX = (
+    r"(?:street|st|avenue|ave|road|rd|boulevard|blvd|lane|ln|drive|dr|court|ct|way|place|pl"
+    r"|terrace|ter|circle|cir|parkway|pkwy|highway|hwy|square|sq|trail|trl)"
+)
+_UNIT = r"(?:,?\s+(?:apt|apartment|suite|ste|unit|\#)\.?\s*\#?[A-Za-z0-9-]+)"
+_ADDRESS_RE = re.compile(
+    r"\b\d{1,6}[A-Za-z]?\s+"
+    r"(?:(?:[NSEW]|North|South|East|West)\.?\s+)?"
+    # Name words are capitalised or ordinals ("Elm", "Oak Hill", "3rd"), and so is the suffix
+    # ("Street", "ST", "Rd"): lower-case "way" or "court" are everyday words.
+    r"(?:(?:[A-Z][A-Za-z'-]{0,30}|\d{1,4}(?:st|nd|rd|th))\s+){1,4}"
+    rf"(?=[A-Z])(?i:{_STREET_SUFFIX})\b\.?"
+    rf"(?i:{_UNIT})?"
+)
+
+# Order matters: labelled patterns run first so that, e.g., "patient ID 5551234567" is counted as
+# a record number rather than a phone number, and emails go before phones because an email's
+# local part may contain digit runs. Placeholders contain no digits, so later passes never
+# re-match an earlier placeholder.
+_PASSES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    (DOB, _DOB_RE),
+    (RECORD_NUMBER, _RECORD_RE),
+    (RECORD_NUMBER, _LABELLED_SSN_RE),
+    (RECORD_NUMBER, _BARE_SSN_RE),
+    (EMAIL, _EMAIL_RE),
+    (PHONE, _PHONE_RE),
+    (ADDRESS, _ADDRESS_RE),
+)
+
+
+def redact_identifiers(text: str) -> tuple[str, dict[str, int]]:
+    """Replace identifiers with placeholders before text leaves the service; returns the redacted
+    text and counts per kind.
+
+    The counts dict always contains every kind in ``PLACEHOLDERS`` (zero when nothing was
+    found), so callers can report it without key checks.
+    """
+    counts = dict.fromkeys(PLACEHOLDERS, 0)
+    for kind, pattern in _PASSES:
+        text, found = pattern.subn(PLACEHOLDERS[kind], text)
+        counts[kind] += found
+    return text, counts
+
+
+def redact_structure(value: object) -> tuple[object, dict[str, int]]:
+    """Redact every string inside a JSON-like value (dicts, lists, scalars).
+
+    Returns the redacted copy and the per-kind counts summed over all strings. Keys are kept as
+    they are; non-string scalars are returned unchanged.
+    """
+    counts = dict.fromkeys(PLACEHOLDERS, 0)
+
+    def walk(item: object) -> object:
+        if isinstance(item, str):
+            redacted, found = redact_identifiers(item)
+            for kind, number in found.items():
+                counts[kind] += number
+            return redacted
+        if isinstance(item, dict):
+            return {key: walk(child) for key, child in item.items()}
+        if isinstance(item, list | tuple):
+            return [walk(child) for child in item]
+        return item
+
+    return walk(value), counts

@@ -1,0 +1,17 @@
+"""Jobs used by the queue tests: each leaves a trace in the database the test can read."""
+
+from services.usage import record_usage
+
+
+def meter_one(organization_id: str, label: str) -> str:
+    record_usage(organization_id, "workflow_executions", details={"label": label})
+    return label
+
+
+def always_fails(organization_id: str, label: str) -> None:
+    record_usage(organization_id, "workflow_executions", details={"label": f"attempt:{label}"})
+    raise RuntimeError("deliberate failure")
+
+
+def note_failure(organization_id: str, label: str, error: str) -> None:
+    record_usage(organization_id, "webhook_deliveries", details={"label": label, "error": error})

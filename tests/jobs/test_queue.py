@@ -1,0 +1,105 @@
+"""The durable queue: jobs are pushed after commit, run by real RQ workers, survive a Redis
+that forgot them, and a final failure reaches the job's domain."""
+
+from rq.job import Job
+
+from jobs.queue import QUEUE_DEFAULT, enqueue, job_id, sweep
+from models.base import db
+from models.jobs import JobRecord
+from models.usage import UsageEvent
+from tests.jobs.sample_jobs import always_fails, meter_one, note_failure
+
+
+def _labels(org, metric="workflow_executions"):
+    return sorted(e.details["label"] for e in UsageEvent.select().where(
+        (UsageEvent.organization == org.id) & (UsageEvent.metric == metric)))
+
+
+def _in_redis(app, jid):
+    return Job.exists(jid, connection=app.extensions["redis"])
+
+
+def test_job_is_pushed_only_after_the_transaction_commits(app, org):
+    jid = job_id("meter", org.id, 1)
+    with app.app_context():
+        with db.atomic():
+            enqueue(meter_one, org.id, "a", id=jid)
+            assert not _in_redis(app, jid)
+        assert _in_redis(app, jid)
+        assert JobRecord.get_by_id(jid).status == "queued"
+
+
+def test_rolled_back_enqueue_leaves_nothing(app, org):
+    jid = job_id("meter", org.id, 2)
+    with app.app_context():
+        with db.atomic() as txn:
+            enqueue(meter_one, org.id, "b", id=jid)
+            txn.rollback()
+        assert JobRecord.get_or_none(JobRecord.id == jid) is None
+        assert not _in_redis(app, jid)
+
+
+def test_worker_runs_job_and_records_success(app, org, run_worker):
+    jid = job_id("meter", org.id, 3)
+    with app.app_context():
+        enqueue(meter_one, org.id, "ran", id=jid)
+    run_worker()
+    record = JobRecord.get_by_id(jid)
+    assert (record.status, record.attempts) == ("succeeded", 1)
+    assert _labels(org) == ["ran"]
+
+
+def test_same_job_id_runs_once(app, org, run_worker):
+    jid = job_id("meter", org.id, 4)
+    with app.app_context():
+        enqueue(meter_one, org.id, "once", id=jid)
+        enqueue(meter_one, org.id, "once", id=jid)
+    run_worker()
+    assert _labels(org) == ["once"]
+
+
+def test_job_lost_by_redis_is_requeued_by_the_sweeper(app, org, run_worker):
+    jid = job_id("meter", org.id, 5)
+    with app.app_context():
+        enqueue(meter_one, org.id, "survived", id=jid)
+    app.extensions["redis"].flushdb()  # Redis restarted without persistence
+    run_worker()
+    assert _labels(org) == ["survived"]
+    assert JobRecord.get_by_id(jid).status == "succeeded"
+
+
+def test_enqueue_while_redis_is_down_is_kept_and_run_later(make_app, org, run_worker):
+    down = make_app(REDIS_URL="redis://127.0.0.1:1/0")
+    jid = job_id("meter", org.id, 6)
+    with down.app_context():
+        enqueue(meter_one, org.id, "later", id=jid)
+    assert JobRecord.get_by_id(jid).status == "pending"
+    run_worker()
+    assert _labels(org) == ["later"]
+
+
+def test_sweeper_leaves_recent_and_present_jobs_alone(app, org):
+    jid = job_id("meter", org.id, 7)
+    with app.app_context():
+        enqueue(meter_one, org.id, "queued", id=jid)
+        assert sweep(older_than_s=0) == []
+        app.extensions["redis"].flushdb()
+        assert sweep(older_than_s=3600) == []  # not stale yet
+        assert sweep(older_than_s=0) == [jid]
+
+
+def test_failing_job_is_retried_then_reported_to_its_domain(make_app, org, run_worker):
+    app = make_app(JOB_RETRY_INTERVALS_S=[0, 0])
+    jid = job_id("fail", org.id, 1)
+    with app.app_context():
+        enqueue(always_fails, org.id, "x", id=jid, max_attempts=3, on_failure=note_failure)
+    from jobs.worker import run_worker as drain
+
+    drain(app, burst=True)
+    record = JobRecord.get_by_id(jid)
+    assert record.status == "failed"
+    assert record.attempts == 3
+    assert "deliberate failure" in record.last_error
+    assert _labels(org) == ["attempt:x"] * 3
+    failures = UsageEvent.select().where(UsageEvent.metric == "webhook_deliveries")
+    assert [e.details["error"] for e in failures] == [record.last_error]
