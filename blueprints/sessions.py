@@ -11,6 +11,7 @@ from schemas.sessions import (
     SessionUpdateSchema,
 )
 from services import sessions as service
+from web.api import page_items
 from web.auth import audit_access, current_org_id, require
 from web.idempotency import idempotent
 
@@ -34,10 +35,9 @@ class TherapySessions(MethodView):
     @blp.paginate()
     def get(self, filters, pagination_parameters):
         """List the organization's sessions (newest session date first)"""
-        query = service.list_sessions(current_org_id(), filters)
-        pagination_parameters.item_count = query.count()
-        items = list(query.paginate(pagination_parameters.page, pagination_parameters.page_size))
-        audit_access("read", RESOURCE, *(s.id for s in items))
+        items = page_items(service.list_sessions(current_org_id(), filters),
+                           pagination_parameters)
+        audit_access("list", RESOURCE, *(s.id for s in items))
         return items
 
     @require("sessions:write")

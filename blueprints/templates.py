@@ -10,7 +10,7 @@ from schemas.templates import (
     TemplateSchema,
 )
 from services import templates as service
-from web.api import ListPage
+from web.api import ListPage, page_items
 from web.auth import current_org_id, require
 from web.idempotency import idempotent
 
@@ -54,9 +54,7 @@ class AnalyzerTemplates(MethodView):
     @blp.paginate()
     def get(self, pagination_parameters):
         """List the templates the analyzer can follow, with the section prompts it sends"""
-        query = service.analyzer_templates(current_org_id())
-        pagination_parameters.item_count = query.count()
-        items = list(query.paginate(pagination_parameters.page, pagination_parameters.page_size))
+        items = page_items(service.analyzer_templates(current_org_id()), pagination_parameters)
         for item in items:
             item.section_prompts = service.section_prompts(item)
         return items

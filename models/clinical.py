@@ -6,8 +6,6 @@ from models.base import BaseModel, UTCDateTimeField, new_id, utcnow
 from models.organizations import Organization
 from models.sessions import TherapySession
 
-ANALYSIS_STATUSES = ("not_requested", "queued", "running", "retrying", "succeeded", "failed")
-
 
 class ClinicalSession(BaseModel):
     id = CharField(primary_key=True, default=lambda: new_id("cls"))
@@ -17,10 +15,8 @@ class ClinicalSession(BaseModel):
     started_at = UTCDateTimeField(default=utcnow)
     stopped_at = UTCDateTimeField(null=True)
     chunk_count = IntegerField(default=0)
-    analysis_status = CharField(max_length=20, default="not_requested")
-    analysis_attempts = IntegerField(default=0)
-    analysis_error = TextField(null=True)
-    analysis_id = CharField(max_length=40, null=True)
+    char_count = IntegerField(default=0)
+    analysis_job_id = CharField(max_length=128, null=True)
 
 
 class TranscriptChunk(BaseModel):

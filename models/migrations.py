@@ -13,6 +13,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from peewee import CharField, IntegerField
+from playhouse.migrate import SchemaMigrator
+from playhouse.migrate import migrate as run_migrations
 
 from models.analyses import SessionAnalysis
 from models.audit import AuditEvent
@@ -63,8 +65,21 @@ def _m001_foundation() -> None:
         db.execute_sql(statement)
 
 
+def _add_missing_columns(model: type[BaseModel], *names: str) -> None:
+    """Add columns a table created before this step lacks (a fresh table already has them)."""
+    present = {c.name for c in db.get_columns(model._meta.table_name)}
+    migrator = SchemaMigrator.from_database(db.obj)
+    operations = [migrator.add_column(model._meta.table_name, model._meta.fields[n].column_name,
+                                      model._meta.fields[n])
+                  for n in names if model._meta.fields[n].column_name not in present]
+    if operations:
+        run_migrations(*operations)
+
+
 def _m002_clinical_analysis() -> None:
     db.create_tables([SessionAnalysis, ClinicalSession, TranscriptChunk], safe=True)
+    _add_missing_columns(TherapySession, "analysis_status", "analysis_error",
+                         "latest_analysis_id")
 
 
 MIGRATIONS: tuple[tuple[int, str, Callable[[], None]], ...] = (

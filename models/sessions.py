@@ -1,10 +1,12 @@
 """Therapy sessions."""
 
-from peewee import CharField, ForeignKeyField, IntegerField
+from peewee import CharField, ForeignKeyField, IntegerField, TextField
 
 from models.base import BaseModel, JSONField, UTCDateTimeField, new_id, utcnow
 from models.organizations import Organization
 from models.templates import Template
+
+ANALYSIS_STATUSES = ("none", "queued", "running", "retrying", "succeeded", "failed", "skipped")
 
 
 class TherapySession(BaseModel):
@@ -20,6 +22,10 @@ class TherapySession(BaseModel):
     chief_complaints = JSONField(default=list)
     session_goals = JSONField(default=list)
     status = CharField(max_length=20, default="scheduled")
+    # State of the post-visit analysis queued when a live clinical session stops.
+    analysis_status = CharField(max_length=20, default="none")
+    analysis_error = TextField(null=True)
+    latest_analysis_id = CharField(max_length=40, null=True)
     created_at = UTCDateTimeField(default=utcnow)
     updated_at = UTCDateTimeField(default=utcnow)
 

@@ -26,7 +26,17 @@ class UTCDateTime(fields.AwareDateTime):
         return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
     def _deserialize(self, value, attr, data, **kwargs) -> datetime:
-        return super()._deserialize(value, attr, data, **kwargs).astimezone(UTC)
+        aware = super()._deserialize(value, attr, data, **kwargs)
+        try:
+            return aware.astimezone(UTC)
+        except OverflowError as exc:  # e.g. 0001-01-01T00:00:00+01:00 has no UTC year
+            raise self.make_error("invalid", input=value, obj_type=self.OBJ_TYPE) from exc
+
+
+def no_nul(value: str) -> None:
+    """PostgreSQL text cannot hold NUL, and no field has a use for it: a field error, not a 500."""
+    if "\x00" in value:
+        raise ma.ValidationError("Must not contain NUL characters.")
 
 
 def NonBlank(max_length: int, **kwargs) -> fields.String:
@@ -34,12 +44,14 @@ def NonBlank(max_length: int, **kwargs) -> fields.String:
     return fields.String(validate=[
         validate.Length(max=max_length),
         validate.Regexp(r"\S", error="Must not be empty."),
+        no_nul,
     ], **kwargs)
 
 
 def Identifier(**kwargs) -> fields.String:
     return fields.String(validate=[validate.Length(min=1, max=MAX_ID_LENGTH),
-                                   validate.Regexp(r"\S", error="Must not be empty.")], **kwargs)
+                                   validate.Regexp(r"\S", error="Must not be empty."), no_nul],
+                         **kwargs)
 
 
 class StrictSchema(ma.Schema):

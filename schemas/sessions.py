@@ -5,7 +5,8 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import fields, validate
 
-from schemas.common import Identifier, NonBlank, StrictSchema, UTCDateTime
+from models.sessions import ANALYSIS_STATUSES
+from schemas.common import Identifier, NonBlank, StrictSchema, UTCDateTime, no_nul
 
 SESSION_STATUSES = ("scheduled", "in_progress", "completed", "cancelled", "no_show")
 MIN_DURATION, MAX_DURATION, DEFAULT_DURATION = 1, 480, 50
@@ -20,7 +21,7 @@ def _text_list() -> fields.List:
 
 class SessionFieldsMixin(StrictSchema):
     provider_id = Identifier()
-    template_id = fields.String(allow_none=True, validate=validate.Length(max=64))
+    template_id = fields.String(allow_none=True, validate=[validate.Length(max=64), no_nul])
     session_date = UTCDateTime()
     duration_minutes = fields.Integer(
         strict=True, validate=validate.Range(min=MIN_DURATION, max=MAX_DURATION))
@@ -96,6 +97,11 @@ class SessionSchema(ma.Schema):
     chief_complaints = fields.List(fields.String())
     session_goals = fields.List(fields.String())
     status = fields.String(metadata={"enum": list(SESSION_STATUSES)})
+    analysis_status = fields.String(dump_only=True, metadata={
+        "enum": list(ANALYSIS_STATUSES),
+        "description": "State of the analysis queued when a live clinical session stopped."})
+    analysis_error = fields.String(dump_only=True, allow_none=True)
+    latest_analysis_id = fields.String(dump_only=True, allow_none=True)
     created_at = UTCDateTime(dump_only=True)
     updated_at = UTCDateTime(dump_only=True)
 

@@ -24,7 +24,7 @@ FINAL_STATUSES = frozenset(s for s, nxt in TRANSITIONS.items() if not nxt)
 
 
 def _check_template(organization_id: str, template_id: str | None) -> None:
-    if template_id and get_visible_template(organization_id, template_id) is None:
+    if template_id is not None and get_visible_template(organization_id, template_id) is None:
         raise Unprocessable("No such template for this organization.", field="template_id")
 
 
@@ -64,30 +64,40 @@ def update_session(session: TherapySession, changes: dict[str, Any]) -> TherapyS
         raise Conflict(f"A {session.status} session can no longer be changed.")
     if "status" in changes:
         check_transition(session.status, changes["status"])
-    if "co_provider_ids" in changes:
-        if session.session_type != "co_therapy":
-            raise Unprocessable("Only co-therapy sessions have co-providers.",
-                                field="co_provider_ids")
+    if "co_provider_ids" in changes and session.session_type != "co_therapy":
+        raise Unprocessable("Only co-therapy sessions have co-providers.",
+                            field="co_provider_ids")
+    if "co_provider_ids" in changes or "provider_id" in changes:
+        # Either side may change: the new provider must not be one of the co-providers.
         provider = changes.get("provider_id", session.provider_id)
-        co = changes["co_provider_ids"]
+        co = changes.get("co_provider_ids", session.co_provider_ids)
         if provider in co or len(set(co)) != len(co):
             raise Unprocessable("Co-providers must be distinct and differ from provider_id.",
                                 field="co_provider_ids")
     if "template_id" in changes:
         _check_template(session.organization_id, changes["template_id"])
-    for field, value in changes.items():
-        setattr(session, field, value)
-    session.updated_at = utcnow()
-    session.save()
-    return session
+    _compare_and_set(session, changes)
+    return TherapySession.get_by_id(session.id)
+
+
+def _compare_and_set(session: TherapySession, changes: dict[str, Any]) -> None:
+    """Write `changes` only if the status is still the one they were checked against, so two
+    racing transitions from the same status cannot both succeed."""
+    fields = {TherapySession._meta.combined[name]: value for name, value in changes.items()}
+    updated = (TherapySession.update({**fields, TherapySession.updated_at: utcnow()})
+               .where((TherapySession.id == session.id)
+                      & (TherapySession.status == session.status))
+               .execute())
+    if not updated:
+        raise Conflict("The session's status changed meanwhile; reload it and retry.",
+                       field="status")
 
 
 def set_status(session: TherapySession, status: str) -> None:
     """Move a session along the status machine (used by the live clinical session)."""
     check_transition(session.status, status)
+    _compare_and_set(session, {"status": status})
     session.status = status
-    session.updated_at = utcnow()
-    session.save()
 
 
 def list_sessions(organization_id: str, filters: dict[str, Any]) -> ModelSelect:

@@ -15,7 +15,7 @@ from redis import Redis
 from app import create_app
 from models.base import db
 
-PLATFORM_TOKEN = "cws_platform-test-token-0123456789abcdef"  # noqa: S105
+PLATFORM_TOKEN = "cws_platform-test-token-0123456789abcdef"
 TEST_REDIS_DB = int(os.environ.get("TEST_REDIS_DB", "13"))
 
 
@@ -148,3 +148,21 @@ def run_worker(app):
         return _run(app, burst=True, **kwargs)
 
     return drain
+
+
+SESSION_BODY = {"patient_id": "pat-1001", "provider_id": "prov-7",
+                "session_date": "2026-11-20T15:00:00Z"}
+
+
+@pytest.fixture
+def make_session(client, auth):
+    """Create a therapy session through the API (as `org`'s admin unless `headers` say
+    otherwise) and return its JSON."""
+
+    def factory(headers: dict | None = None, **fields) -> dict:
+        response = client.post("/api/therapy-sessions", json={**SESSION_BODY, **fields},
+                               headers=headers or auth)
+        assert response.status_code == 201, response.json
+        return response.json
+
+    return factory

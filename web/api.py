@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from flask import Flask
 from flask_smorest import Api, Page
+from flask_smorest.pagination import PaginationParameters
 from werkzeug.exceptions import HTTPException
 
 from services.errors import Conflict, DomainError, NotFound, Unprocessable, UpstreamFailure
@@ -16,16 +17,45 @@ PUBLIC = []  # `@blp.doc(security=PUBLIC)` marks an operation that needs no toke
 _DOMAIN_STATUS = ((NotFound, 404), (Conflict, 409), (Unprocessable, 422))
 
 
+def _field_errors(messages, path: str = "") -> list[str]:
+    """`field: why` for every failing field of one location's webargs messages."""
+    if isinstance(messages, dict):
+        return [line for key, value in messages.items()
+                for line in _field_errors(value, path if key == "_schema"
+                                          else f"{path}.{key}" if path else str(key))]
+    if isinstance(messages, list | tuple):
+        return [line for message in messages for line in _field_errors(message, path)]
+    return [f"{path}: {messages}" if path else str(messages)]
+
+
+def _validation_summary(errors) -> str:
+    """The failing fields in one line, so that the message alone tells what to fix."""
+    if not isinstance(errors, dict):
+        return ""
+    return "; ".join(line for messages in errors.values() for line in _field_errors(messages))
+
+
 class ServiceApi(Api):
     """Api whose error payload always carries `code`, `status` and `message`."""
 
     def handle_http_exception(self, error: HTTPException):
         payload, code, headers = super().handle_http_exception(error)
-        payload.setdefault("message", error.description or error.name)
+        payload.setdefault("message", _validation_summary(payload.get("errors"))
+                           or error.description or error.name)
         retry_after = getattr(error, "retry_after", None)
         if retry_after is not None:
             headers = {**headers, "Retry-After": str(retry_after)}
         return payload, code, headers
+
+
+def page_items(query, params: PaginationParameters) -> list:
+    """One page of a Peewee query; sets the item count for `X-Pagination`. A page past the
+    end is empty without asking the database, whose OFFSET would overflow for a huge `page`."""
+    if params.item_count is None:
+        params.item_count = query.count()
+    if params.first_item >= params.item_count:
+        return []
+    return list(query.paginate(params.page, params.page_size))
 
 
 class ListPage(Page):
@@ -33,7 +63,7 @@ class ListPage(Page):
 
     @property
     def items(self):
-        return list(self.collection.paginate(self.page_params.page, self.page_params.page_size))
+        return page_items(self.collection, self.page_params)
 
     @property
     def item_count(self):

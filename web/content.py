@@ -1,4 +1,5 @@
-"""Request bodies of the API must be JSON: anything else is 415 before a view runs."""
+"""Request bodies of the API must be JSON: anything else is 415 before a view runs. A path
+holding NUL names nothing: 404 (PostgreSQL could not even look it up)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,11 @@ API_PREFIX = "/api/"
 
 
 def init_app(app: Flask) -> None:
+    @app.before_request
+    def _refuse_nul_in_path() -> None:
+        if "\x00" in request.path:
+            abort(404)
+
     @app.before_request
     def _require_json_body() -> None:
         if request.method not in BODY_METHODS or not request.path.startswith(API_PREFIX):

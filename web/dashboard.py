@@ -8,6 +8,7 @@ import hmac
 import rq_dashboard
 from flask import Flask, request
 from flask_smorest import abort
+from rq_dashboard.web import setup_rq_connection
 
 DASHBOARD_USER = "admin"
 URL_PREFIX = "/rq"
@@ -25,6 +26,9 @@ def _authorized(password: str) -> bool:
 
 def init_app(app: Flask) -> None:
     app.config["RQ_DASHBOARD_REDIS_URL"] = app.config["REDIS_URL_EFFECTIVE"]
+    # The blueprint reads `app.redis_conn`, which only this call sets (the dashboard's own
+    # app factory makes it; an embedding app must too).
+    setup_rq_connection(app)
     app.register_blueprint(rq_dashboard.blueprint, url_prefix=URL_PREFIX)
 
     @app.before_request

@@ -25,8 +25,21 @@ def init_app(app: Flask) -> None:
         ],
         storage_uri=_storage_uri(app.config["REDIS_URL_EFFECTIVE"]),
         headers_enabled=True,
+        # Redis down must not turn every request (health included) into a 500: count in
+        # process memory until it is back, and never fail a request on a limiter error.
+        in_memory_fallback_enabled=True,
+        swallow_errors=True,
         enabled=app.config["RATELIMIT_ENABLED"],
         key_prefix=f"{app.config.get('QUEUE_PREFIX') or ''}cws-limits",
     )
+
+    @app.after_request
+    def _retry_after_only_when_limited(response):
+        # Registered before the limiter's own hook, so it runs after it (Flask runs them in
+        # reverse): the limiter stamps Retry-After on every response, which misleads clients.
+        if response.status_code != 429:
+            response.headers.pop("Retry-After", None)
+        return response
+
     limiter.init_app(app)
     app.extensions["cws_limiter"] = limiter

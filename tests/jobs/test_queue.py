@@ -3,7 +3,7 @@ that forgot them, and a final failure reaches the job's domain."""
 
 from rq.job import Job
 
-from jobs.queue import QUEUE_DEFAULT, enqueue, job_id, sweep
+from jobs.queue import enqueue, job_id, sweep
 from models.base import db
 from models.jobs import JobRecord
 from models.usage import UsageEvent

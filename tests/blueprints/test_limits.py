@@ -1,0 +1,62 @@
+"""Rate limits per token (and per client address), counted in the app's Redis."""
+
+from tests.conftest import bearer
+
+URL = "/api/therapy-sessions"
+
+
+def limited_client(make_app, **overrides):
+    config = {"RATELIMIT_ENABLED": True, "RATELIMIT_DEFAULT": "3 per minute", **overrides}
+    return make_app(**config).test_client()
+
+
+def test_fourth_request_in_a_minute_is_429(make_app, auth):
+    client = limited_client(make_app)
+    statuses = [client.get(URL, headers=auth).status_code for _ in range(4)]
+    assert statuses == [200, 200, 200, 429]
+
+
+def test_429_has_retry_after_and_the_error_shape(make_app, auth):
+    client = limited_client(make_app)
+    for _ in range(3):
+        client.get(URL, headers=auth)
+    response = client.get(URL, headers=auth)
+    assert response.status_code == 429
+    assert 0 < int(response.headers["Retry-After"]) <= 60
+    assert response.json["code"] == 429
+    assert response.json["status"] == "Too Many Requests"
+    assert response.json["message"]
+
+
+def test_limit_is_per_token(make_app, auth, org, make_token):
+    client = limited_client(make_app)
+    for _ in range(4):
+        client.get(URL, headers=auth)
+    other = bearer(make_token(org, "sessions:read"))
+    assert client.get(URL, headers=other).status_code == 200
+
+
+def test_limit_is_per_address_too(make_app, org, make_token):
+    client = limited_client(make_app, RATELIMIT_DEFAULT="100 per minute",
+                            RATELIMIT_PER_IP="3 per minute")
+    tokens = [bearer(make_token(org, "sessions:read")) for _ in range(4)]
+    statuses = [client.get(URL, headers=headers).status_code for headers in tokens]
+    assert statuses == [200, 200, 200, 429]
+
+
+def test_limits_are_off_when_disabled(make_app, auth):
+    client = make_app(RATELIMIT_ENABLED=False, RATELIMIT_DEFAULT="1 per minute").test_client()
+    assert [client.get(URL, headers=auth).status_code for _ in range(3)] == [200, 200, 200]
+
+
+def test_counts_live_in_the_apps_redis(make_app, auth):
+    client = limited_client(make_app)
+    for _ in range(3):
+        client.get(URL, headers=auth)
+    again = limited_client(make_app)  # a second process on the same Redis
+    assert again.get(URL, headers=auth).status_code == 429
+
+
+def test_redis_down_does_not_fail_requests(make_app, auth):
+    client = limited_client(make_app, REDIS_URL="redis://127.0.0.1:1/0")
+    assert client.get(URL, headers=auth).status_code == 200

@@ -1,0 +1,70 @@
+"""The OpenAPI 3 document and the interactive docs."""
+
+import pytest
+
+HTTP_METHODS = {"get", "post", "put", "patch", "delete"}
+
+
+@pytest.fixture
+def spec(client):
+    response = client.get("/api/openapi.json")
+    assert response.status_code == 200
+    return response.json
+
+
+def operations(spec):
+    for path, item in spec["paths"].items():
+        for method, operation in item.items():
+            if method in HTTP_METHODS:
+                yield path, method, operation
+
+
+def test_document_is_openapi_3(spec):
+    assert spec["openapi"].startswith("3.")
+    assert spec["info"]["title"] == "Clinical Workflow Service"
+
+
+def test_document_is_public(client):
+    assert client.get("/api/openapi.json").status_code == 200
+
+
+def test_foundation_paths_are_documented(spec):
+    for path in ("/api/therapy-sessions", "/api/therapy-sessions/{session_id}",
+                 "/api/co-therapy-sessions", "/api/note-templates", "/api/templates",
+                 "/api/therapy/templates", "/api/voice/webhook/health"):
+        assert path in spec["paths"], path
+
+
+def test_every_operation_has_a_summary(spec):
+    missing = [f"{method.upper()} {path}" for path, method, operation in operations(spec)
+               if not operation.get("summary")]
+    assert missing == []
+
+
+def test_bearer_scheme_is_the_default_security(spec):
+    scheme = spec["components"]["securitySchemes"]["bearerAuth"]
+    assert (scheme["type"], scheme["scheme"]) == ("http", "bearer")
+    assert spec["security"] == [{"bearerAuth": []}]
+
+
+def test_health_is_marked_public(spec):
+    assert spec["paths"]["/api/voice/webhook/health"]["get"]["security"] == []
+
+
+def test_session_operations_need_the_bearer_token(spec):
+    for method, operation in spec["paths"]["/api/therapy-sessions"].items():
+        if method in HTTP_METHODS:
+            assert operation.get("security", spec["security"]) == [{"bearerAuth": []}]
+
+
+def test_list_documents_pagination(spec):
+    parameters = {p["name"] for p in spec["paths"]["/api/therapy-sessions"]["get"]["parameters"]}
+    assert {"page", "page_size", "patient_id", "provider_id", "status", "from", "to"} \
+        <= parameters
+
+
+def test_docs_page_is_html(client):
+    response = client.get("/api/docs")
+    assert response.status_code == 200
+    assert "text/html" in response.content_type
+    assert "/api/openapi.json" in response.get_data(as_text=True)

@@ -1,0 +1,86 @@
+"""Every read or write of a therapy session leaves an audit row: who, what, which record,
+when, from where."""
+
+from datetime import timedelta
+
+from models.audit import AuditEvent
+from models.base import utcnow
+from services.tokens import create_token
+from tests.conftest import SESSION_BODY, bearer
+
+REQUEST_ID = "req-audit-0001"
+
+
+def events(action=None):
+    query = AuditEvent.select().order_by(AuditEvent.at)
+    if action:
+        query = query.where(AuditEvent.action == action)
+    return list(query)
+
+
+def test_create_is_audited_with_actor_org_record_ip_and_request(client, org):
+    token_row, token = create_token(org.id, ["admin"])
+    before = utcnow()
+    response = client.post("/api/therapy-sessions", json=SESSION_BODY,
+                           headers={**bearer(token), "X-Request-ID": REQUEST_ID})
+    [event] = events("create")
+    assert event.actor == token_row.id
+    assert event.organization_id == org.id
+    assert event.resource_type == "therapy_session"
+    assert event.resource_id == response.json["id"]
+    assert event.ip == "127.0.0.1"
+    assert event.request_id == REQUEST_ID
+    assert before - timedelta(seconds=1) <= event.at <= utcnow()
+
+
+def test_read_is_audited(client, auth, make_session):
+    session = make_session()
+    client.get(f"/api/therapy-sessions/{session['id']}", headers=auth)
+    [event] = events("read")
+    assert event.resource_id == session["id"]
+
+
+def test_list_is_audited_per_session_returned(client, auth, make_session):
+    ids = {make_session()["id"], make_session()["id"]}
+    client.get("/api/therapy-sessions", headers={**auth, "X-Request-ID": REQUEST_ID})
+    listed = events("list")
+    assert {e.resource_id for e in listed} == ids
+    assert {e.request_id for e in listed} == {REQUEST_ID}
+
+
+def test_update_is_audited(client, auth, make_session):
+    session = make_session()
+    client.patch(f"/api/therapy-sessions/{session['id']}", json={"duration_minutes": 60},
+                 headers=auth)
+    [event] = events("update")
+    assert event.resource_id == session["id"]
+
+
+def test_co_therapy_create_is_audited(client, auth):
+    response = client.post("/api/co-therapy-sessions",
+                           json={**SESSION_BODY, "co_provider_ids": ["prov-8"]}, headers=auth)
+    [event] = events("create")
+    assert event.resource_id == response.json["id"]
+
+
+def test_refused_requests_leave_no_audit_row(client, auth):
+    client.get("/api/therapy-sessions/ses_unknown", headers=auth)
+    client.post("/api/therapy-sessions", json={**SESSION_BODY, "duration_minutes": 0},
+                headers=auth)
+    client.get("/api/therapy-sessions")
+    assert events() == []
+
+
+def test_idempotent_replay_does_not_create_a_second_record(client, auth):
+    headers = {**auth, "Idempotency-Key": "k-1"}
+    client.post("/api/therapy-sessions", json=SESSION_BODY, headers=headers)
+    client.post("/api/therapy-sessions", json=SESSION_BODY, headers=headers)
+    assert len(events("create")) == 1
+
+
+def test_audit_rows_carry_no_patient_data(client, auth):
+    client.post("/api/therapy-sessions",
+                json={**SESSION_BODY, "patient_id": "PATIENT-SECRET-123",
+                      "chief_complaints": ["hears voices at night"]}, headers=auth)
+    stored = [str(value) for row in AuditEvent.select().tuples() for value in row]
+    assert not any("PATIENT-SECRET-123" in value or "voices" in value for value in stored)

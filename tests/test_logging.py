@@ -1,0 +1,138 @@
+"""Log lines: one per request with its request id, and no patient data or token anywhere, even
+at DEBUG."""
+
+import json
+import logging
+
+import pytest
+
+from services.tokens import create_token
+from tests.conftest import SESSION_BODY, bearer
+from web.logs import JSONFormatter
+
+PATIENT_ID = "PATIENT-SECRET-123"
+COMPLAINT = "hears voices telling him to stop eating"
+GOAL = "call sister Margaret before Friday"
+
+
+class CapturingHandler(logging.Handler):
+    """Formats each record as the service's JSON line at emit time (inside the request)."""
+
+    def __init__(self):
+        super().__init__(level=logging.DEBUG)
+        self.setFormatter(JSONFormatter())
+        self.lines: list[str] = []
+
+    def emit(self, record):
+        self.lines.append(self.format(record))
+
+    def records(self):
+        return [json.loads(line) for line in self.lines]
+
+
+@pytest.fixture
+def captured():
+    handler = CapturingHandler()
+    root = logging.getLogger()
+    root.addHandler(handler)
+    yield handler
+    root.removeHandler(handler)
+
+
+def clinical_cycle(client, token):
+    headers = bearer(token)
+    created = client.post("/api/therapy-sessions", headers=headers, json={
+        **SESSION_BODY, "patient_id": PATIENT_ID, "chief_complaints": [COMPLAINT],
+        "session_goals": [GOAL]})
+    assert created.status_code == 201
+    session_url = f"/api/therapy-sessions/{created.json['id']}"
+    assert client.get(session_url, headers=headers).status_code == 200
+    assert client.get(f"/api/therapy-sessions?patient_id={PATIENT_ID}",
+                      headers=headers).status_code == 200
+    assert client.patch(session_url, headers=headers,
+                        json={"chief_complaints": [COMPLAINT, "insomnia"]}).status_code == 200
+    refused = client.post("/api/therapy-sessions", headers=headers, json={
+        **SESSION_BODY, "patient_id": PATIENT_ID, "chief_complaints": [COMPLAINT],
+        "duration_minutes": 0})
+    assert refused.status_code == 422
+
+
+def assert_no_secrets(lines, token):
+    for secret in (PATIENT_ID, COMPLAINT, GOAL, token, token[len("cws_"):]):
+        leaking = [line for line in lines if secret in line]
+        assert leaking == [], secret
+
+
+def test_clinical_cycle_logs_no_patient_data_or_token(client, org, captured):
+    _, token = create_token(org.id, ["admin"])
+    clinical_cycle(client, token)
+    assert captured.lines
+    assert_no_secrets(captured.lines, token)
+
+
+def test_debug_level_logs_no_patient_data_or_token(make_app, org, captured):
+    client = make_app(LOG_LEVEL="DEBUG").test_client()
+    _, token = create_token(org.id, ["admin"])
+    clinical_cycle(client, token)
+    assert_no_secrets(captured.lines, token)
+
+
+def test_each_request_is_one_line_with_its_request_id(client, auth, captured):
+    responses = [client.get("/api/therapy-sessions", headers=auth),
+                 client.get("/api/templates", headers=auth),
+                 client.get("/api/no-such-thing", headers=auth)]
+    request_lines = [r for r in captured.records() if r["logger"] == "cws.request"]
+    assert [r["status"] for r in request_lines] == [200, 200, 404]
+    assert [r["request_id"] for r in request_lines] == [
+        response.headers["X-Request-ID"] for response in responses]
+    assert len({r["request_id"] for r in request_lines}) == 3
+
+
+def test_request_line_has_method_path_and_duration(client, auth, captured):
+    client.get("/api/therapy-sessions?patient_id=pat-1", headers=auth)
+    [line] = [r for r in captured.records() if r["logger"] == "cws.request"]
+    assert (line["method"], line["path"], line["status"]) == ("GET", "/api/therapy-sessions",
+                                                              200)
+    assert line["duration_ms"] >= 0
+    assert line["ts"].endswith("Z")
+    assert "pat-1" not in json.dumps(line)
+
+
+def test_incoming_request_id_is_echoed_and_logged(client, auth, captured):
+    response = client.get("/api/therapy-sessions",
+                          headers={**auth, "X-Request-ID": "lb-7f3a.42_x"})
+    assert response.headers["X-Request-ID"] == "lb-7f3a.42_x"
+    [line] = [r for r in captured.records() if r["logger"] == "cws.request"]
+    assert line["request_id"] == "lb-7f3a.42_x"
+
+
+def test_request_id_is_generated_when_absent(client, auth):
+    first = client.get("/api/therapy-sessions", headers=auth).headers["X-Request-ID"]
+    second = client.get("/api/therapy-sessions", headers=auth).headers["X-Request-ID"]
+    assert len(first) >= 16
+    assert first != second
+
+
+@pytest.mark.parametrize("unsafe", ["x" * 65, "a b", "id\"}{", "ünïcode"])
+def test_unsafe_request_id_is_replaced(client, auth, unsafe):
+    response = client.get("/api/therapy-sessions", headers={**auth, "X-Request-ID": unsafe})
+    assert response.headers["X-Request-ID"] not in ("", unsafe)
+
+
+def test_error_responses_carry_a_request_id(client):
+    response = client.get("/api/therapy-sessions")
+    assert response.status_code == 401
+    assert response.headers["X-Request-ID"]
+
+
+def test_unexpected_exception_log_holds_no_request_body(make_app, org, captured):
+    app = make_app(TESTING=False, PROPAGATE_EXCEPTIONS=False)
+
+    @app.post("/api/explode")
+    def explode():
+        raise RuntimeError("boom")
+
+    response = app.test_client().post("/api/explode", json={"patient_id": PATIENT_ID})
+    assert response.status_code == 500
+    assert any("boom" in line for line in captured.lines)
+    assert_no_secrets(captured.lines, "cws_unused-token")
