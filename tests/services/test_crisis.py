@@ -1,0 +1,691 @@
+"""Tests for services.crisis: the transcript corpus plus targeted unit tests."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from services.crisis import (
+    MAX_QUOTE_WORDS,
+    RISK_LEVELS,
+    ROLE_CLINICIAN,
+    ROLE_NOTE,
+    ROLE_PATIENT,
+    SIGNAL_KINDS,
+    CrisisAssessment,
+    CrisisSignal,
+    apply_safety_floor,
+    detect_crisis,
+    is_negated,
+    max_level,
+    split_turns,
+)
+
+CORPUS = Path(__file__).parent / "transcripts"
+MANIFEST = json.loads((CORPUS / "manifest.json").read_text(encoding="utf-8"))["transcripts"]
+RANK = {level: rank for rank, level in enumerate(RISK_LEVELS)}
+
+CRISIS_ENTRIES = [entry for entry in MANIFEST if entry["category"] == "crisis"]
+HARD_NEGATIVE_CATEGORIES = ("negated", "question", "third_person", "idiom")
+NON_CRISIS_ENTRIES = [entry for entry in MANIFEST if entry["category"] != "crisis"]
+
+# Minimum corpus composition promised by the corpus README (manifest description).
+MIN_CRISIS = 12
+MIN_HARD_NEGATIVES = 10
+MIN_ORDINARY = 10
+
+FILLER_WORDS = 5_000
+MAX_TRANSCRIPT_CHARS = 200_000
+
+
+def _read(entry: dict) -> str:
+    return (CORPUS / entry["file"]).read_text(encoding="utf-8")
+
+
+def _kinds(assessment: CrisisAssessment) -> set[str]:
+    return {signal.kind for signal in assessment.signals}
+
+
+def _ids(entry: dict) -> str:
+    return entry["file"]
+
+
+def _long_ordinary_transcript(words: int) -> str:
+    ordinary = [_read(e) for e in MANIFEST if e["category"] == "ordinary"]
+    parts: list[str] = []
+    while sum(len(part.split()) for part in parts) < words:
+        parts.append(ordinary[len(parts) % len(ordinary)])
+    return "\n".join(parts)
+
+
+# ---------------------------------------------------------------------------------------------
+# Corpus
+# ---------------------------------------------------------------------------------------------
+
+def test_manifest_lists_every_transcript_exactly_once():
+    listed = [entry["file"] for entry in MANIFEST]
+    on_disk = sorted(path.name for path in CORPUS.glob("*.txt"))
+    assert len(listed) == len(set(listed))
+    assert sorted(listed) == on_disk
+
+
+def test_manifest_has_required_mix_and_valid_expectations():
+    categories = [entry["category"] for entry in MANIFEST]
+    assert categories.count("crisis") >= MIN_CRISIS
+    assert sum(categories.count(c) for c in HARD_NEGATIVE_CATEGORIES) >= MIN_HARD_NEGATIVES
+    assert categories.count("ordinary") >= MIN_ORDINARY
+    for entry in MANIFEST:
+        assert RANK[entry["expect_min_level"]] <= RANK[entry["expect_max_level"]], entry["file"]
+        assert set(entry.get("expect_kinds", [])) <= set(SIGNAL_KINDS), entry["file"]
+        if entry["category"] == "crisis":
+            assert entry["expect_kinds"], entry["file"]
+            assert RANK[entry["expect_min_level"]] >= RANK["high"], entry["file"]
+        else:
+            assert RANK[entry["expect_max_level"]] < RANK["high"], entry["file"]
+
+
+@pytest.mark.parametrize("entry", CRISIS_ENTRIES, ids=_ids)
+def test_corpus_crisis_is_detected_at_expected_level(entry):
+    assessment = detect_crisis(_read(entry))
+    assert assessment.level is not None
+    assert RANK[entry["expect_min_level"]] <= RANK[assessment.level]
+    assert RANK[assessment.level] <= RANK[entry["expect_max_level"]]
+    assert set(entry["expect_kinds"]) <= _kinds(assessment)
+
+
+@pytest.mark.parametrize("entry", NON_CRISIS_ENTRIES, ids=_ids)
+def test_corpus_non_crisis_raises_nothing(entry):
+    assessment = detect_crisis(_read(entry))
+    assert assessment.level is None
+    assert [signal.factor for signal in assessment.signals] == []
+
+
+@pytest.mark.parametrize("entry", MANIFEST, ids=_ids)
+def test_corpus_signals_are_well_formed(entry):
+    assessment = detect_crisis(_read(entry))
+    kinds = [signal.kind for signal in assessment.signals]
+    assert len(kinds) == len(set(kinds)), "each kind is reported once"
+    for signal in assessment.signals:
+        assert signal.kind in SIGNAL_KINDS
+        assert signal.level in ("high", "imminent")
+        quote = signal.factor.rsplit("('", 1)[1].rstrip("')")
+        assert 0 < len(quote.split()) <= MAX_QUOTE_WORDS
+
+
+# ---------------------------------------------------------------------------------------------
+# Detection: positives
+# ---------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("I wish I was dead.", "wish_to_be_dead"),
+        ("Sometimes I wish I could go to sleep and not wake up.", "wish_to_be_dead"),
+        ("I don't want to live anymore.", "wish_to_be_dead"),
+        ("Everyone would be better off without me.", "wish_to_be_dead"),
+        ("What's the point of living like this?", "wish_to_be_dead"),
+        ("I've had thoughts of killing myself.", "suicidal_ideation"),
+        ("I can't stop thinking about killing myself.", "suicidal_ideation"),
+        ("I don't know why I keep thinking about ending my life.", "suicidal_ideation"),
+        ("Some nights when I can't sleep I think about killing myself.", "suicidal_ideation"),
+        ("I've been feeling suicidal since the divorce.", "suicidal_ideation"),
+        ("I've thought about jumping off the bridge near my office.", "method"),
+        ("I looked up how many Tylenol it would take.", "method"),
+        ("I'm going to kill myself.", "intent"),
+        ("I don't think I can keep myself safe tonight.", "intent"),
+        ("I tried to overdose two years ago.", "past_attempt"),
+        ("I took a bunch of pills when I was nineteen.", "past_attempt"),
+        ("I've been cutting again, mostly on my thighs.", "self_harm"),
+        ("I burned myself with a lighter on purpose.", "self_harm"),
+        ("I've been saving up my sleeping pills.", "means_access"),
+        ("I want to kill my boss.", "homicidal_ideation"),
+        ("I keep having thoughts about hurting my stepdad.", "homicidal_ideation"),
+    ],
+)
+def test_first_person_crisis_statements_are_signals(text, kind):
+    assessment = detect_crisis(f"Patient: {text}")
+    assert kind in _kinds(assessment)
+    assert assessment.level in ("high", "imminent")
+
+
+def test_unlabelled_text_is_read_as_the_patient():
+    assessment = detect_crisis("Rough week. Honestly I want to die most days.")
+    assert _kinds(assessment) == {"wish_to_be_dead"}
+
+
+def test_curly_apostrophes_are_understood():
+    assessment = detect_crisis("Patient: I don\u2019t want to live anymore.")
+    assert "wish_to_be_dead" in _kinds(assessment)
+
+
+def test_clinician_documentation_counts_but_keeps_negation():
+    documented = detect_crisis("Therapist: Patient reports active suicidal ideation with a plan.")
+    assert {"suicidal_ideation", "plan"} <= _kinds(documented)
+    denied = detect_crisis("Therapist: Patient denies SI/HI. Denies suicidal ideation or intent.")
+    assert denied.level is None
+
+
+def test_note_style_abbreviations_and_post_negation():
+    assert "wish_to_be_dead" in _kinds(detect_crisis("Endorses passive SI, no plan."))
+    assert detect_crisis("SI: denies. HI: none.").level is None
+    assert detect_crisis("Hi, thanks for fitting me in. Si, I speak Spanish.").level is None
+
+
+# ---------------------------------------------------------------------------------------------
+# Detection: negation, questions, third person, idioms
+# ---------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm not suicidal.",
+        "I have never thought about killing myself.",
+        "There are no thoughts of hurting myself.",
+        "I would never do that.",
+        "I'm not going to kill myself.",
+        "I don't want to die.",
+        "I haven't had any thoughts of ending my life.",
+        "I wouldn't hurt myself, I have my kids.",
+        "No, I've never tried to kill myself.",
+        "If I ever feel like hurting myself, I'll call my sister.",
+        "I used to cut myself in high school, but not anymore.",
+        "I don't think I'd ever kill myself.",
+    ],
+)
+def test_negated_statements_are_not_signals(text):
+    assert detect_crisis(f"Patient: {text}").signals == ()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "This traffic is killing me.",
+        "I could just die of embarrassment.",
+        "I'd kill for a coffee.",
+        "I'm dead tired.",
+        "My feet are killing me after that hike.",
+        "I've been killing myself at the gym.",
+        "I cut myself shaving this morning.",
+        "I really shot myself in the foot with that email.",
+        "My mom is going to kill me when she sees my grades.",
+    ],
+)
+def test_idioms_are_not_signals(text):
+    assert detect_crisis(f"Client: {text}").signals == ()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "My brother tried to kill himself last year.",
+        "My friend said she wanted to die.",
+        "My aunt died by suicide when I was twelve.",
+        "Family history of suicide attempts (mother).",
+        "My sister has attempted suicide twice.",
+    ],
+)
+def test_third_person_statements_are_not_signals(text):
+    assert detect_crisis(f"Patient: {text}").signals == ()
+
+
+def test_clinician_questions_are_not_signals():
+    transcript = (
+        "Therapist: Have you had any thoughts of ending your life?\n"
+        "Therapist: Have you thought about how you would kill yourself?\n"
+    )
+    assert detect_crisis(transcript).signals == ()
+
+
+@pytest.mark.parametrize(
+    "answer", ["Yeah, sometimes.", "Um... yes.", "Honestly? More than I'd like."]
+)
+def test_affirmative_answer_to_screening_question_is_a_signal(answer):
+    transcript = (
+        "Therapist: Have you had thoughts of killing yourself?\n"
+        f"Patient: {answer}\n"
+    )
+    assessment = detect_crisis(transcript)
+    assert _kinds(assessment) == {"suicidal_ideation"}
+    assert "answered yes" in assessment.signals[0].factor
+
+
+@pytest.mark.parametrize(
+    "answer", ["No.", "No, never.", "Not really, no.", "Yeah, no, nothing like that."]
+)
+def test_negative_answer_to_screening_question_is_not_a_signal(answer):
+    transcript = f"Therapist: Have you had thoughts of killing yourself?\nPatient: {answer}\n"
+    assert detect_crisis(transcript).signals == ()
+
+
+def test_yes_to_an_unrelated_question_is_not_a_signal():
+    transcript = (
+        "Therapist: Do you have a plan for the holidays?\nPatient: Yes, we're visiting family."
+    )
+    assert detect_crisis(transcript).signals == ()
+
+
+def test_note_style_denial_does_not_reach_into_the_next_clause():
+    assessment = detect_crisis("Patient: I tried to overdose two years ago and I no longer drink.")
+    assert _kinds(assessment) == {"past_attempt"}
+    assert detect_crisis("Patient: I wanted to die last year, not anymore though.").level is None
+
+
+def test_weak_phrases_need_preceding_suicidal_talk():
+    assert detect_crisis("Patient: I have a plan for the weekend.").signals == ()
+    with_context = detect_crisis("Patient: I think about suicide a lot. I have a plan.")
+    assert {"suicidal_ideation", "plan"} <= _kinds(with_context)
+
+
+def test_firearm_alone_is_not_a_crisis_but_counts_with_other_signals():
+    assert detect_crisis("Patient: We keep a rifle in the closet for hunting.").signals == ()
+    assessment = detect_crisis("Patient: I want to die. We keep a rifle in the closet.")
+    assert {"wish_to_be_dead", "means_access"} <= _kinds(assessment)
+
+
+# ---------------------------------------------------------------------------------------------
+# Levels
+# ---------------------------------------------------------------------------------------------
+
+def test_intent_is_imminent():
+    assert detect_crisis("Patient: I'm going to kill myself.").level == "imminent"
+
+
+def test_plan_with_means_is_imminent():
+    text = "Patient: I've been saving my pills and I'm going to take them all on Friday."
+    assessment = detect_crisis(text)
+    assert assessment.level == "imminent"
+    assert {"plan", "means_access"} <= _kinds(assessment)
+
+
+def test_plan_without_method_or_means_is_high():
+    assessment = detect_crisis("Patient: I just want to die. I wrote goodbye letters to my kids.")
+    assert _kinds(assessment) == {"wish_to_be_dead", "plan"}
+    assert assessment.level == "high"
+
+
+def test_stockpiling_alone_is_high():
+    assessment = detect_crisis("Patient: I've been stockpiling my pills.")
+    assert _kinds(assessment) == {"means_access"}
+    assert assessment.level == "high"
+
+
+def test_empty_and_ordinary_text_have_no_level():
+    assert detect_crisis("") == CrisisAssessment(signals=(), level=None)
+    assert detect_crisis("   \n ") == CrisisAssessment(signals=(), level=None)
+    assert detect_crisis("Patient: Work was fine. I slept well.").level is None
+
+
+def test_detection_is_deterministic():
+    text = _read(CRISIS_ENTRIES[0])
+    assert detect_crisis(text) == detect_crisis(text)
+
+
+# ---------------------------------------------------------------------------------------------
+# Safety floor and levels
+# ---------------------------------------------------------------------------------------------
+
+HIGH_SIGNAL = CrisisSignal(kind="suicidal_ideation", factor="Patient reported suicidal ideation "
+                           "('thoughts of killing myself')", level="high")
+INTENT_SIGNAL = CrisisSignal(kind="intent", factor="Patient expressed intent to act on suicidal "
+                             "thoughts ('I'm going to kill myself')", level="imminent")
+NO_CRISIS = CrisisAssessment(signals=(), level=None)
+HIGH_CRISIS = CrisisAssessment(signals=(HIGH_SIGNAL,), level="high")
+IMMINENT_CRISIS = CrisisAssessment(signals=(INTENT_SIGNAL,), level="imminent")
+
+
+@pytest.mark.parametrize("model_level", RISK_LEVELS)
+@pytest.mark.parametrize("assessment", [NO_CRISIS, HIGH_CRISIS, IMMINENT_CRISIS])
+def test_floor_never_lowers_and_reaches_the_floor(model_level, assessment):
+    result = apply_safety_floor({"level": model_level, "summary": "", "factors": []}, assessment)
+    assert RANK[result["level"]] >= RANK[model_level]
+    if assessment.level is not None:
+        assert RANK[result["level"]] >= RANK[assessment.level]
+    else:
+        assert result["level"] == model_level
+
+
+@pytest.mark.parametrize("bad_level", [None, "", "severe", "HIGHEST", 3, ["high"]])
+def test_unknown_level_becomes_floor_or_moderate(bad_level):
+    risk = {"level": bad_level, "summary": "s", "factors": []}
+    assert apply_safety_floor(risk, NO_CRISIS)["level"] == "moderate"
+    assert apply_safety_floor(risk, HIGH_CRISIS)["level"] == "high"
+    assert apply_safety_floor(risk, IMMINENT_CRISIS)["level"] == "imminent"
+
+
+def test_missing_level_and_non_dict_risk_are_handled():
+    assert apply_safety_floor({}, NO_CRISIS)["level"] == "moderate"
+    result = apply_safety_floor(None, HIGH_CRISIS)  # type: ignore[arg-type]
+    assert result["level"] == "high"
+    assert result["factors"] == [HIGH_SIGNAL.factor]
+
+
+def test_floor_adds_factors_once_and_keeps_existing_ones():
+    factors = ["Recent job loss", HIGH_SIGNAL.factor]
+    risk = {"level": "low", "summary": "Low risk.", "factors": factors}
+    result = apply_safety_floor(risk, HIGH_CRISIS)
+    assert result["factors"] == ["Recent job loss", HIGH_SIGNAL.factor]
+    again = apply_safety_floor(result, HIGH_CRISIS)
+    assert again["factors"] == result["factors"]
+
+
+def test_floor_does_not_mutate_input_and_explains_a_raise():
+    risk = {"level": "Low", "summary": "Low risk overall.", "factors": ["x"], "extra": 1}
+    result = apply_safety_floor(risk, IMMINENT_CRISIS)
+    assert risk == {"level": "Low", "summary": "Low risk overall.", "factors": ["x"], "extra": 1}
+    assert result["level"] == "imminent"
+    assert result["extra"] == 1
+    assert result["summary"].startswith("Low risk overall.")
+    assert "raised from low to imminent" in result["summary"]
+
+
+@pytest.mark.parametrize("model_level", [*RISK_LEVELS, None])
+def test_floor_is_idempotent(model_level):
+    risk = {"level": model_level, "summary": "Model summary.", "factors": ["x"]}
+    once = apply_safety_floor(risk, IMMINENT_CRISIS)
+    assert apply_safety_floor(once, IMMINENT_CRISIS) == once
+
+
+def test_floor_keeps_summary_when_not_raised_and_cleans_factors():
+    risk = {"level": "high", "summary": "Already high.", "factors": "single factor"}
+    result = apply_safety_floor(risk, HIGH_CRISIS)
+    assert result["summary"] == "Already high."
+    assert result["factors"] == ["single factor", HIGH_SIGNAL.factor]
+    mixed = apply_safety_floor({"level": "low", "factors": ["ok", 3, None, ""]}, NO_CRISIS)
+    assert mixed["factors"] == ["ok"]
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "expected"),
+    [
+        ("low", "moderate", "moderate"),
+        ("imminent", "high", "imminent"),
+        ("high", "high", "high"),
+        (" High ", "low", "high"),
+    ],
+)
+def test_max_level(a, b, expected):
+    assert max_level(a, b) == expected
+    assert max_level(b, a) == expected
+
+
+@pytest.mark.parametrize("bad", ["", "severe", "none"])
+def test_max_level_rejects_unknown_levels(bad):
+    with pytest.raises(ValueError, match="unknown risk level"):
+        max_level(bad, "low")
+
+
+# ---------------------------------------------------------------------------------------------
+# Helpers
+# ---------------------------------------------------------------------------------------------
+
+def test_split_turns_assigns_roles():
+    transcript = (
+        "Session 4 notes\n"
+        "[00:01:02] Dr. Smith: How are you?\n"
+        "Client: Fine.\n"
+        "It was a long week.\n"
+        "Counselor (intern): Tell me more.\n"
+        "Mom: She hasn't been eating.\n"
+        "Plan: follow up in 2 weeks.\n"
+        "At 3:00 I woke up.\n"
+    )
+    turns = split_turns(transcript)
+    assert [turn.role for turn in turns] == [
+        ROLE_NOTE, ROLE_CLINICIAN, ROLE_PATIENT, ROLE_CLINICIAN, ROLE_PATIENT, ROLE_NOTE,
+    ]
+    assert turns[2].text == "Fine.\nIt was a long week."
+    assert turns[5].text == "Plan: follow up in 2 weeks.\nAt 3:00 I woke up."
+
+
+@pytest.mark.parametrize(
+    ("text", "phrase", "negated"),
+    [
+        ("I'm not anxious at all.", "anxious", True),
+        ("I can't stop worrying.", "worrying", False),
+        ("I'm not hungry, and my mood is low.", "mood is low", False),
+        ("Patient denies SI.", "SI", True),
+        ("If I ever get panicky, I'll breathe.", "panicky", True),
+    ],
+)
+def test_is_negated(text, phrase, negated):
+    start = text.index(phrase)
+    assert is_negated(text, start, start + len(phrase)) is negated
+
+
+# ---------------------------------------------------------------------------------------------
+# Phrasing variety: sentences written separately from the corpus to probe phrasings the
+# patterns were not first written for. Misses that remain are listed as expected failures.
+# ---------------------------------------------------------------------------------------------
+
+VARIED_SIGNALS = [
+    "Patient: I keep thinking everyone would be happier if I was gone.",
+    "Patient: I've started thinking about suicide again.",
+    "Patient: Sometimes I just want to stop existing.",
+    "Patient: I thought about driving off the road on the way here.",
+    "Patient: I've been researching ways to kill myself online.",
+    "Patient: I have a rope in my trunk. I've thought about hanging myself.",
+    "Patient: I took an overdose in 2019 and was in the ICU.",
+    "Patient: When I was 16 I slit my wrists.",
+    "Patient: I've been burning myself with cigarettes.",
+    "Patient: I punched the wall until my knuckles bled, I wanted to hurt myself.",
+    "Patient: I'm planning to kill myself this weekend when my roommate is away.",
+    "Patient: I really want to die.",
+    "Patient: I feel like dying every single day.",
+    "Patient: I'd be better off dead, honestly.",
+    "Patient: I want to end my life.",
+    "Patient: There's no reason for me to be alive.",
+    "Patient: I've got a bottle of oxy saved up for when I'm ready.",
+    "Patient: I want to hurt the guy who assaulted me. I think about killing him.",
+    "Patient: If she leaves me I will kill myself.",
+    "Patient: I attempted suicide last spring.",
+    "Patient: Honestly I've been having suicidal thoughts.",
+    "Patient: I've been self-harming again.",
+    "Patient: I'm thinking of ending things.",
+    "Patient: My plan is to take all my insulin.",
+    "Client: Yeah, the thoughts about ending my life have been worse this week.",
+    "Patient: I bought a gun last month. I keep thinking I should just use it on myself.",
+    "Patient: Part of me wants to die and part of me doesn't.",
+    "Patient: I've thought about taking all my Xanax at once.",
+    "Pt: Endorses SI with plan to hang self in garage.",
+    "Patient: I'm scared I'm going to do something to myself.",
+    "Therapist: Are you having thoughts of suicide right now?\nPatient: Yes.",
+    "Therapist: Any thoughts of hurting yourself?\n"
+    "Patient: Kind of, yeah. I scratched my arms until they bled.",
+    "Patient: When I was 14 I tried to hang myself.",
+    "Patient: I don't see any way out except dying.",
+    "Patient: I keep imagining my funeral and who would come. I want to be dead.",
+    "Patient: I just wish I could go to sleep forever.",
+    "Patient: I think about stepping in front of the train every morning.",
+    "Patient: I might as well be dead.",
+    "Patient: I'm going to make him pay, I'll kill him if he comes near my kids again.",
+    "Client: I've been having these urges to just end it.",
+    "Patient: I don't care if I live or die anymore.",
+    "Patient: I keep thinking I should just drive into the lake.",
+    "Patient: Last week I held the pills in my hand for an hour.",
+    "Patient: I've been hurting myself when I get angry, hitting my head against the wall.",
+    "Patient: I think the world would be better without me in it.",
+    "Patient: I made a noose last night but I didn't use it.",
+    "Patient: I have suicidal thoughts most nights.",
+    "Patient: I want to go to sleep and never wake up.",
+    "Patient: I've been thinking a lot about death, about not being here.",
+    "Patient: I overdosed on purpose in March.",
+    "Patient: I feel like killing myself.",
+    "Patient: Death would be a relief.",
+    "Therapist: Have you ever tried to end your life?\nPatient: Once, when I was 20.",
+    "Patient: I want to disappear forever.",
+    "Patient: I've been thinking of ways to die.",
+    "Patient: I keep a razor blade in my drawer for when it gets bad, I cut last night.",
+    "Patient: My kids would be better off if I wasn't around.",
+    "Patient: honestly i just want to kms lol but not really lol",
+    "Patient: Every time I'm on the balcony I think about how easy it would be to jump.",
+    "Patient: I'm tired of being alive.",
+    "Patient: I can't do this anymore. I want it all to stop forever.",
+    "Client: I started cutting again after the breakup.",
+    "Patient: I've thought about crashing my car on purpose.",
+    "Pt: reports SI, plan to shoot self with father's rifle, access confirmed.",
+    "Patient: I tried to hang myself in college.",
+    "Patient: Sometimes I hope I get hit by a bus.",
+    "Patient: I've been fantasizing about my own death.",
+    "Patient: There's no point in me being here.",
+    "Therapist: Do you have a plan?\nPatient: Yeah, I'd use the pills.",
+    "Patient: I burn my arms with a lighter when I feel numb.",
+    "Patient: I'm planning to end my life after my daughter's wedding.",
+    "Patient: Nobody would even notice if I died.",
+    "Patient: I want to hurt my stepfather for what he did to my mom.",
+    "Patient: I gave my dog to my neighbor because I won't be around much longer.",
+    "Patient: I've been stockpiling my Ambien.",
+    "Patient: I don't want to be alive anymore.",
+    "Patient: Some days I think I'd be better off not existing.",
+    "Patient: I have thoughts of taking my life.",
+    "Patient: I sat in the garage with the car running last Tuesday.",
+    "Patient: I want to die in my sleep.",
+    "Patient: I've been punching myself in the face when I mess up.",
+    "Patient: I googled painless ways to die.",
+    "Patient: If things don't get better by my birthday, I'm done. I'll kill myself.",
+    "Patient: I keep thinking about hanging myself from the beam in the basement.",
+    "Patient: I can't see myself living past thirty.",
+    "Patient: I have a stash of pills hidden in my closet for when I need them.",
+    "Patient: Suicide feels like the only option right now.",
+    "Patient: I deserve to die.",
+    "Patient: My life isn't worth living without her.",
+    "Patient: I picture myself jumping in front of the subway.",
+    "Patient: I'm thinking about killing my husband.",
+    "Patient: I tried to drown myself when I was sixteen.",
+    "Patient: I just want to go to sleep and not wake up.",
+    "Patient: I've been cutting my arms with a razor.",
+]
+VARIED_NON_SIGNALS = [
+    "Patient: I'm worried about my dad, he said he wants to die.",
+    "Patient: I would never kill myself, I love my kids too much.",
+    "Patient: No, I don't have any thoughts of suicide.",
+    "Patient: That movie where the guy jumps off the bridge was so sad.",
+    "Patient: I'm dying to go on vacation.",
+    "Patient: This homework is going to be the death of me.",
+    "Patient: My sister's friend overdosed on fentanyl last year.",
+    "Patient: I've been killing it at work.",
+    "Patient: She killed herself when I was a kid, my mom I mean.",
+    "Patient: I'm not thinking about hurting myself.",
+    "Patient: Suicide runs in my family, my grandfather and my uncle.",
+    "Patient: I have a plan to pay off my credit cards.",
+    "Patient: We have guns but they're locked up and I've never thought about using one on myself.",
+    "Patient: I'd rather die than go to that party lol.",
+    "Patient: Last night I almost died laughing at the show.",
+    "Patient: I cut my hand making dinner.",
+    "Patient: He threatened to kill me if I left.",
+    "Patient: I don't have any intention of hurting anyone.",
+    "Patient: Work is murder this week.",
+    "Patient: I'm done with this job, I'm going to quit.",
+    "Patient: My therapist last year asked if I was suicidal and I said no, and that's still true.",
+    "Patient: I'm scared of dying on the plane.",
+    "Patient: The show had a suicide scene and it was triggering.",
+    "Patient: No thoughts of suicide. None at all.",
+    "Therapist: Any thoughts of suicide?\nPatient: Nope.",
+    "Therapist: Do you ever think about hurting yourself?\nPatient: No, I'd never.",
+    "Patient: My cat died last week and I'm heartbroken.",
+    "Patient: I've been working myself to death at this job.",
+    "Patient: I killed it at my presentation.",
+    "Patient: My uncle shot himself when I was ten.",
+    "Patient: I'm not going to hurt anyone, I was just venting.",
+    "Patient: I take all my meds every morning with breakfast.",
+    "Patient: I have a plan for finishing my thesis.",
+    "Patient: I used to think about dying when I was a teenager but I haven't in years.",
+    "Patient: I'm dead serious about quitting smoking.",
+    "Patient: I'm afraid of dying young like my dad.",
+    "Patient: I love my life right now, honestly.",
+    "Patient: He said he would kill himself if I left, it's manipulative.",
+    "Patient: We watched a documentary about suicide prevention.",
+    "Patient: I'd never hurt my kids.",
+    "Patient: I had thoughts of death after my mom passed, but they were about missing her, "
+    "not wanting to die.",
+    "Patient: My plan is to go back to school.",
+    "Patient: I overdid it at the gym.",
+    "Patient: I'm so tired I could sleep forever, haha.",
+    "Patient: No self-harm, no suicidal thoughts.",
+    "Therapist: Have you had any thoughts about death?\nPatient: Not really.",
+    "Patient: I nearly died in a car accident in 2015.",
+    "Patient: I'm going to end it with Tom this weekend.",
+    "Patient: I'm killing time until my shift starts.",
+    "Patient: My neighbor's kid attempted suicide and it shook everyone.",
+    "Patient: My grandmother is dying and I'm sad.",
+    "Patient: I'd never take my own life, my faith won't allow it.",
+    "Patient: My daughter cut herself last year and we got her help.",
+    "Patient: I shot a deer with my rifle during hunting season.",
+    "Patient: No, I've never thought about suicide.",
+    "Patient: I nearly cut my finger off chopping onions.",
+    "Patient: That exam nearly killed me.",
+    "Patient: I hope I don't wake up late for my flight.",
+    "Patient: The plan is to move to Denver in June.",
+    "Patient: I hate my job so much I could scream.",
+    "Therapist: Any thoughts of killing yourself?\nPatient: God, no.",
+    "Patient: I'm fine, no self-harm or anything like that.",
+    "Patient: My friend's brother died by suicide and the funeral was yesterday.",
+    "Patient: I'm dying of boredom at work.",
+    "Patient: I jumped off the high dive at the pool with my kids.",
+    "Patient: I'm not planning to hurt myself or anyone.",
+    "Patient: My coworker's husband killed himself.",
+    "Patient: I have no desire to die.",
+    "Patient: I'd kill to have a weekend off.",
+    "Patient: The deadline is killing me.",
+    "Patient: I've never hurt myself on purpose.",
+    "Patient: I want to live a long life and see my grandkids grow up.",
+    "Patient: The movie ends with the main character's suicide.",
+    "Patient: I died a little inside when he said that.",
+    "Patient: My son asked me what suicide means after a kid at school did it.",
+    "Patient: I'm dying to see my family at Christmas.",
+    "Patient: I used to have dark thoughts in college but I got help and I'm good now.",
+    "Patient: I cut back on drinking.",
+    "Patient: We cut ties with my brother.",
+    "Therapist: Any thoughts of harming yourself since last time?\nPatient: None.",
+    "Patient: No plan, no intent, nothing like that.",
+    "Patient: I'm going to kill this interview tomorrow.",
+    "Patient: I don't ever want to end up like my mom, she overdosed.",
+    "Patient: I'm afraid I'll die alone.",
+    "Patient: The doctor said the surgery could kill me if I wait.",
+]
+KNOWN_MISSES = [
+    "Patient: Lately I've been wondering if it's even worth it to keep going.",
+    "Patient: I'm going to jump. I mean it this time.",
+    "Patient: I could kill my ex for what he did, I've thought about how I'd do it.",
+    "Patient: I wrote a note for my mom explaining everything.",
+    "Patient: I've been counting how many sleeping pills I have left.",
+    "Patient: I'm going to do it this weekend, I've decided.",
+]
+
+
+@pytest.mark.parametrize("text", VARIED_SIGNALS)
+def test_varied_crisis_phrasings_are_caught(text):
+    assert detect_crisis(text).level in ("high", "imminent")
+
+
+@pytest.mark.parametrize("text", VARIED_NON_SIGNALS)
+def test_varied_non_crisis_phrasings_stay_quiet(text):
+    assert detect_crisis(text).signals == ()
+
+
+@pytest.mark.xfail(strict=True, reason="known false negative: needs context or wording the "
+                   "patterns do not cover")
+@pytest.mark.parametrize("text", KNOWN_MISSES)
+def test_known_false_negatives(text):
+    assert detect_crisis(text).level in ("high", "imminent")
+
+
+# ---------------------------------------------------------------------------------------------
+# Size (speed is measured in bench/analysis_overhead.py, not here)
+# ---------------------------------------------------------------------------------------------
+
+def test_maximum_size_transcript_is_scanned_to_the_end():
+    filler = _long_ordinary_transcript(FILLER_WORDS)
+    disclosure = "\nPatient: Honestly, I want to die.\n"
+    repeated = filler * (MAX_TRANSCRIPT_CHARS // len(filler) + 1)
+    body = repeated[: MAX_TRANSCRIPT_CHARS - len(disclosure)]
+    transcript = body + disclosure
+    assert len(transcript) == MAX_TRANSCRIPT_CHARS
+    assessment = detect_crisis(transcript)
+    assert "wish_to_be_dead" in _kinds(assessment)
+
+
+def test_single_line_of_negations_is_not_a_signal():
+    transcript = ("not " * (MAX_TRANSCRIPT_CHARS // 4))[:MAX_TRANSCRIPT_CHARS]
+    assert detect_crisis(transcript).level is None
