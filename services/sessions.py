@@ -8,8 +8,9 @@ from peewee import ModelSelect
 
 from models.base import db, utcnow
 from models.sessions import TherapySession
-from services.errors import Conflict, NotFound, Unprocessable
+from services.errors import Conflict, Unprocessable
 from services.templates import get_visible_template
+from services.tenancy import get_owned
 from services.usage import record_usage
 
 # Allowed status changes; anything else is a conflict with the session's state.
@@ -44,11 +45,7 @@ def create_session(organization_id: str, data: dict[str, Any]) -> TherapySession
 
 
 def get_session(organization_id: str, session_id: str) -> TherapySession:
-    session = TherapySession.get_or_none(
-        (TherapySession.id == session_id) & (TherapySession.organization == organization_id))
-    if session is None:
-        raise NotFound("Therapy session not found.")
-    return session
+    return get_owned(TherapySession, organization_id, session_id, "Therapy session")
 
 
 def check_transition(current: str, new: str) -> None:

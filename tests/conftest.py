@@ -166,3 +166,12 @@ def make_session(client, auth):
         return response.json
 
     return factory
+
+
+@pytest.fixture
+def fake_openai():
+    """An OpenAI-compatible server on 127.0.0.1 (see tests/fakes/openai_server.py)."""
+    from tests.fakes.openai_server import FakeOpenAI
+
+    with FakeOpenAI() as fake:
+        yield fake

@@ -1,0 +1,69 @@
+"""Post-visit analysis request and response."""
+
+from __future__ import annotations
+
+import marshmallow as ma
+from marshmallow import fields, validate
+
+from schemas.common import StrictSchema, UTCDateTime
+from services.analysis import MAX_TRANSCRIPT_CHARS
+
+PRIORITIES = ("low", "medium", "high", "urgent")
+RISK_LEVELS = ("low", "moderate", "high", "imminent")
+
+
+class AnalyzeSessionSchema(StrictSchema):
+    session_transcript = fields.String(required=True, validate=[
+        validate.Length(min=1, max=MAX_TRANSCRIPT_CHARS),
+        validate.Regexp(r"\S", error="Must not be empty."),
+    ])
+    vital_signs = fields.Dict(keys=fields.String(), load_default=dict)
+    clinical_context = fields.Dict(keys=fields.String(), load_default=dict, metadata={
+        "description": "`session_id` links the analysis to a therapy session; `template_id` "
+                       "makes the summary follow that template's sections."})
+    ai_metadata = fields.Dict(keys=fields.String(), load_default=dict)
+
+    @ma.validates("clinical_context")
+    def _context_ids(self, value: dict, **kwargs) -> None:
+        for key in ("session_id", "template_id"):
+            if key in value and not isinstance(value[key], str):
+                raise ma.ValidationError(f"{key} must be a string.")
+
+
+class TaskSchema(ma.Schema):
+    id = fields.Integer()
+    title = fields.String()
+    description = fields.String()
+    assignee = fields.String()
+    icon = fields.String()
+    priority = fields.String(metadata={"enum": list(PRIORITIES)})
+    estimatedTime = fields.String()
+
+
+class VisitSummarySchema(ma.Schema):
+    topicsDiscussed = fields.List(fields.String())
+    keyFindings = fields.List(fields.String())
+    decisionsMade = fields.List(fields.String())
+    nextSteps = fields.List(fields.String())
+
+
+class RiskAssessmentSchema(ma.Schema):
+    level = fields.String(metadata={"enum": list(RISK_LEVELS)})
+    summary = fields.String()
+    factors = fields.List(fields.String())
+
+
+class AnalysisSchema(ma.Schema):
+    success = fields.Boolean()
+    aiTasks = fields.List(fields.Nested(TaskSchema))
+    visitSummary = fields.Nested(VisitSummarySchema)
+    differentialDiagnoses = fields.List(fields.String())
+    riskAssessment = fields.Nested(RiskAssessmentSchema)
+    clinicalFindings = fields.List(fields.String())
+    treatmentPlan = fields.List(fields.String())
+    recommendations = fields.List(fields.String())
+    analysis_id = fields.String()
+    provider = fields.String(metadata={"enum": ["openai", "rules"]})
+    model = fields.String()
+    session_id = fields.String(allow_none=True)
+    created_at = UTCDateTime()

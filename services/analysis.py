@@ -1,0 +1,144 @@
+"""Post-visit analysis: pick the analyzer, apply the safety floor, store and meter the result.
+
+The hosted model (when OPENAI_API_KEY is set) and the built-in rules analyzer return the same
+shape; either way, deterministic crisis detection over the transcript sets a floor under
+`riskAssessment.level` that no model output can lower.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from models.analyses import SessionAnalysis
+from models.base import db, utcnow
+from models.sessions import TherapySession
+from services import crisis, rules_analyzer
+from services.errors import NotFound, Unprocessable, UpstreamFailure
+from services.llm_analyzer import (
+    LLMAnalysisError,
+    LLMSettings,
+    LLMTimeout,
+    analyze_with_llm,
+)
+from services.templates import get_visible_template, section_prompts
+from services.usage import record_usage
+
+MAX_TRANSCRIPT_CHARS = 200_000
+RULES_MODEL = "cws-rules-1"
+PROVIDER_OPENAI, PROVIDER_RULES = "openai", "rules"
+
+
+@dataclass(frozen=True)
+class AnalysisInput:
+    transcript: str
+    clinical_context: dict[str, Any]
+    vital_signs: dict[str, Any]
+    ai_metadata: dict[str, Any]
+
+
+def llm_settings(config: Mapping[str, Any]) -> LLMSettings | None:
+    """The hosted-model settings from app config, or None to use the rules analyzer."""
+    if not config.get("OPENAI_API_KEY"):
+        return None
+    return LLMSettings(
+        api_key=config["OPENAI_API_KEY"],
+        base_url=config.get("OPENAI_BASE_URL") or None,
+        model=config.get("OPENAI_MODEL") or "gpt-4o-mini",
+        timeout_s=float(config.get("OPENAI_TIMEOUT_S") or 60.0),
+        redact=bool(config.get("ANALYSIS_REDACT_IDENTIFIERS", True)),
+    )
+
+
+def linked_session(organization_id: str, clinical_context: Mapping[str, Any]
+                   ) -> TherapySession | None:
+    session_id = clinical_context.get("session_id")
+    if not session_id:
+        return None
+    session = TherapySession.get_or_none(
+        (TherapySession.id == str(session_id)) & (TherapySession.organization == organization_id))
+    if session is None:
+        raise Unprocessable("No such therapy session for this organization.",
+                            field="clinical_context.session_id")
+    return session
+
+
+def _template_sections(organization_id: str, clinical_context: Mapping[str, Any]
+                       ) -> list[dict] | None:
+    template_id = clinical_context.get("template_id")
+    if not template_id:
+        return None
+    template = get_visible_template(organization_id, str(template_id))
+    if template is None:
+        raise Unprocessable("No such template for this organization.",
+                            field="clinical_context.template_id")
+    return [{"key": p["key"], "title": p["title"], "guidance": s.get("guidance", "")}
+            for p, s in zip(section_prompts(template), template.sections, strict=True)]
+
+
+def _failure(message: str, status: int) -> UpstreamFailure:
+    return UpstreamFailure(message, status=status, extra={"success": False})
+
+
+def _run_model(settings: LLMSettings, data: AnalysisInput, sections: list[dict] | None
+               ) -> tuple[dict, str, int, int]:
+    try:
+        out = analyze_with_llm(settings, data.transcript, data.clinical_context,
+                               data.vital_signs, sections)
+    except LLMTimeout as exc:
+        raise _failure("The analysis model did not answer in time.", 504) from exc
+    except LLMAnalysisError as exc:
+        raise _failure(f"The analysis model failed: {exc}", 502) from exc
+    return out.result, out.model, out.prompt_tokens, out.completion_tokens
+
+
+def analyze(organization_id: str, data: AnalysisInput, config: Mapping[str, Any],
+            session: TherapySession | None = None, source: str = "api") -> SessionAnalysis:
+    """Analyse a transcript and store the result (and its usage) in one transaction."""
+    sections = _template_sections(organization_id, data.clinical_context)
+    settings = llm_settings(config)
+    if settings is not None:
+        result, model, prompt_tokens, completion_tokens = _run_model(settings, data, sections)
+        provider = PROVIDER_OPENAI
+        floor = crisis.detect_crisis(data.transcript)
+        result["riskAssessment"] = crisis.apply_safety_floor(result["riskAssessment"], floor)
+    else:
+        # The rules analyzer raises its risk to the same floor from the same detection.
+        result = rules_analyzer.analyze_transcript(
+            data.transcript, data.clinical_context, data.vital_signs)
+        provider, model, prompt_tokens, completion_tokens = PROVIDER_RULES, RULES_MODEL, 0, 0
+
+    with db.atomic():
+        analysis = SessionAnalysis.create(
+            organization=organization_id, session=session, source=source, provider=provider,
+            model=model, risk_level=result["riskAssessment"]["level"], result=result,
+            prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
+        details = {"provider": provider, "model": model, "analysis_id": analysis.id}
+        record_usage(organization_id, "session_analyses", details=details)
+        if prompt_tokens or completion_tokens:
+            record_usage(organization_id, "llm_tokens", prompt_tokens + completion_tokens,
+                         details={**details, "prompt_tokens": prompt_tokens,
+                                  "completion_tokens": completion_tokens})
+        if session is not None:
+            (TherapySession.update(latest_analysis_id=analysis.id, updated_at=utcnow())
+             .where(TherapySession.id == session.id).execute())
+    return analysis
+
+
+def response_body(analysis: SessionAnalysis) -> dict[str, Any]:
+    """The SPEC's response: the analysis shape plus its id, provider and model."""
+    return {"success": True, **analysis.result, "analysis_id": analysis.id,
+            "provider": analysis.provider, "model": analysis.model,
+            "session_id": analysis.session_id, "created_at": analysis.created_at}
+
+
+def latest_for_session(organization_id: str, session_id: str) -> SessionAnalysis:
+    analysis = (SessionAnalysis.select()
+                .where((SessionAnalysis.organization == organization_id)
+                       & (SessionAnalysis.session == session_id))
+                .order_by(SessionAnalysis.created_at.desc(), SessionAnalysis.id.desc())
+                .first())
+    if analysis is None:
+        raise NotFound("This session has no analysis yet.")
+    return analysis

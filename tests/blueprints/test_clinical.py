@@ -1,0 +1,158 @@
+"""The live clinical session: start → transcript chunks → stop → analysis job on a real RQ
+worker, its result stored on the therapy session."""
+
+import pytest
+
+from models.jobs import JobRecord
+from tests.conftest import bearer
+from tests.fakes.openai_server import Reply
+
+
+def _session(client, headers):
+    body = {"patient_id": "pat-9", "provider_id": "prov-1",
+            "session_date": "2026-11-21T10:00:00Z", "template_id": "tpl_builtin_soap"}
+    return client.post("/api/therapy-sessions", json=body, headers=headers).json["id"]
+
+
+def _start(client, headers, session_id):
+    response = client.post("/api/clinical/start", json={"session_id": session_id},
+                           headers=headers)
+    assert response.status_code == 201, response.json
+    return response.json["clinical_session_id"]
+
+
+def _say(client, headers, clinical_id, speaker, text):
+    return client.post(f"/api/clinical/{clinical_id}/transcript",
+                       json={"speaker": speaker, "text": text}, headers=headers)
+
+
+def _session_state(client, headers, session_id):
+    return client.get(f"/api/therapy-sessions/{session_id}", headers=headers).json
+
+
+def test_start_puts_the_session_in_progress(client, auth):
+    session_id = _session(client, auth)
+    response = client.post("/api/clinical/start", json={"session_id": session_id},
+                           headers=auth)
+    assert response.status_code == 201
+    assert response.json["status"] == "active"
+    assert response.json["session_id"] == session_id
+    assert response.json["started_at"].endswith("Z")
+    assert _session_state(client, auth, session_id)["status"] == "in_progress"
+
+
+def test_second_start_is_conflict(client, auth):
+    session_id = _session(client, auth)
+    _start(client, auth, session_id)
+    assert client.post("/api/clinical/start", json={"session_id": session_id},
+                       headers=auth).status_code == 409
+
+
+def test_start_of_a_cancelled_session_is_conflict(client, auth):
+    session_id = _session(client, auth)
+    client.patch(f"/api/therapy-sessions/{session_id}", json={"status": "cancelled"},
+                 headers=auth)
+    assert client.post("/api/clinical/start", json={"session_id": session_id},
+                       headers=auth).status_code == 409
+
+
+def test_chunks_are_numbered_in_arrival_order(client, auth):
+    clinical_id = _start(client, auth, _session(client, auth))
+    seqs = [_say(client, auth, clinical_id, s, t).json["seq"] for s, t in
+            [("clinician", "How are you?"), ("patient", "Tired."), ("clinician", "Sleep?")]]
+    assert seqs == [1, 2, 3]
+    entries = client.get(f"/api/clinical/{clinical_id}/transcript", headers=auth).json["entries"]
+    assert [e["text"] for e in entries] == ["How are you?", "Tired.", "Sleep?"]
+
+
+@pytest.mark.parametrize("chunk", [
+    {"speaker": "narrator", "text": "hi"},
+    {"speaker": "patient", "text": ""},
+    {"speaker": "patient"},
+    {"speaker": "patient", "text": "hi", "extra": True},
+])
+def test_bad_chunk_is_422(client, auth, chunk):
+    clinical_id = _start(client, auth, _session(client, auth))
+    response = client.post(f"/api/clinical/{clinical_id}/transcript", json=chunk, headers=auth)
+    assert response.status_code == 422
+    assert client.get(f"/api/clinical/{clinical_id}", headers=auth).json["chunk_count"] == 0
+
+
+def test_stop_completes_session_and_worker_stores_the_analysis(client, auth, run_worker):
+    session_id = _session(client, auth)
+    clinical_id = _start(client, auth, session_id)
+    _say(client, auth, clinical_id, "clinician", "What would you like to work on?")
+    _say(client, auth, clinical_id, "patient", "I don't want to be alive anymore. "
+                                               "I've thought about killing myself.")
+    stopped = client.post(f"/api/clinical/{clinical_id}/stop", headers=auth)
+    assert stopped.status_code == 202
+    assert stopped.json["status"] == "stopped" and stopped.json["analysis_status"] == "queued"
+    assert _session_state(client, auth, session_id)["status"] == "completed"
+
+    run_worker()
+
+    state = _session_state(client, auth, session_id)
+    assert state["analysis_status"] == "succeeded"
+    analysis = client.get(f"/api/therapy-sessions/{session_id}/analysis", headers=auth).json
+    assert analysis["analysis_id"] == state["latest_analysis_id"]
+    assert analysis["riskAssessment"]["level"] in ("high", "imminent")
+
+
+def test_chunks_after_stop_are_conflict(client, auth):
+    clinical_id = _start(client, auth, _session(client, auth))
+    _say(client, auth, clinical_id, "patient", "Hello")
+    client.post(f"/api/clinical/{clinical_id}/stop", headers=auth)
+    assert _say(client, auth, clinical_id, "patient", "late").status_code == 409
+    assert client.post(f"/api/clinical/{clinical_id}/stop", headers=auth).status_code == 409
+
+
+def _stop_with_model(make_app, fake_openai, org, make_token, *replies):
+    """A clinical session stopped on an app whose model answers `replies`, then a burst worker
+    run; returns (client, headers, session_id)."""
+    app = make_app(OPENAI_API_KEY="k", OPENAI_BASE_URL=fake_openai.base_url,
+                   JOB_RETRY_INTERVALS_S=[0, 0])
+    client, headers = app.test_client(), bearer(make_token(org, "admin"))
+    fake_openai.script(*replies)
+    session_id = _session(client, headers)
+    clinical_id = _start(client, headers, session_id)
+    _say(client, headers, clinical_id, "patient", "Work has been stressful.")
+    client.post(f"/api/clinical/{clinical_id}/stop", headers=headers)
+    from jobs.worker import run_worker as drain
+
+    drain(app, burst=True)
+    return client, headers, session_id
+
+
+def test_failing_analysis_is_retried_and_its_failure_shown_on_the_session(
+        make_app, fake_openai, org, make_token):
+    client, headers, session_id = _stop_with_model(
+        make_app, fake_openai, org, make_token, *[Reply.status(500)] * 6)
+    state = _session_state(client, headers, session_id)
+    assert state["analysis_status"] == "failed"
+    assert "model" in state["analysis_error"]
+    assert JobRecord.get(JobRecord.queue == "analysis").attempts == 3
+    assert len(fake_openai.requests) == 3
+
+
+def test_failed_attempt_then_success_ends_succeeded(make_app, fake_openai, org, make_token):
+    client, headers, session_id = _stop_with_model(
+        make_app, fake_openai, org, make_token, Reply.status(500))
+    state = _session_state(client, headers, session_id)
+    assert state["analysis_status"] == "succeeded"
+    assert state["analysis_error"] is None
+    assert len(fake_openai.requests) == 2
+
+
+def test_stop_without_transcript_skips_the_analysis(client, auth):
+    session_id = _session(client, auth)
+    clinical_id = _start(client, auth, session_id)
+    client.post(f"/api/clinical/{clinical_id}/stop", headers=auth)
+    assert _session_state(client, auth, session_id)["analysis_status"] == "skipped"
+
+
+def test_another_organizations_clinical_session_is_404(client, auth, other_org, make_token):
+    clinical_id = _start(client, auth, _session(client, auth))
+    other = bearer(make_token(other_org, "admin"))
+    assert client.get(f"/api/clinical/{clinical_id}", headers=other).status_code == 404
+    assert _say(client, other, clinical_id, "patient", "x").status_code == 404
+    assert client.post(f"/api/clinical/{clinical_id}/stop", headers=other).status_code == 404
