@@ -16,7 +16,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     from blueprints import register
     from jobs import redis_conn
     from models import connection
-    from models.base import db
+    from models.base import db, release_connections
     from models.migrations import migrate
     from web import api as web_api
     from web import content, dashboard, limits, logs
@@ -40,4 +40,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         # A fresh database works without `flask init-db` being run by hand.
         with db.connection_context():
             migrate()
+    # Nothing opened here may be inherited by processes forked from this one (gunicorn
+    # --preload workers): each opens its own connections on first use.
+    release_connections()
     return app

@@ -11,7 +11,7 @@ from rq.job import Job, JobStatus
 from rq.queue import Queue
 
 from jobs import queue as jobqueue
-from models.base import db
+from models.base import bind_database, db
 from models.jobs import JobRecord
 
 logger = logging.getLogger(__name__)
@@ -73,6 +73,8 @@ def _error_summary(job: Job) -> str:
 
 def run_worker(app: Flask, burst: bool = False, queues: list[str] | None = None) -> bool:
     """Run a worker on every queue of the app (or the given ones)."""
+    # Plain connections: each work-horse opens its own after fork().
+    bind_database(app.config["DATABASE_URL"], pooled=False)
     with app.app_context():
         connection = app.extensions["redis"]
         names = queues or list(jobqueue.QUEUE_NAMES)

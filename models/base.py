@@ -7,7 +7,7 @@ import secrets
 from datetime import UTC, datetime
 from typing import Any
 
-from peewee import DatabaseProxy, DateTimeField, Model, TextField
+from peewee import DatabaseProxy, DateTimeField, Model, PostgresqlDatabase, TextField
 from playhouse.db_url import connect
 
 db = DatabaseProxy()
@@ -31,15 +31,49 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-def open_database(url: str):
-    """A Peewee database for `url` (sqlite:///path or postgresql://…)."""
-    if url.startswith("sqlite"):
-        return connect(url, pragmas=SQLITE_PRAGMAS)
-    return connect(url)
+POOL_MAX_CONNECTIONS = 32
+POOL_STALE_TIMEOUT_S = 300
+POOL_WAIT_TIMEOUT_S = 10
+
+
+def open_database(url: str, pooled: bool = False):
+    """A Peewee database for `url` (sqlite:///path or postgresql://…).
+
+    `pooled` keeps connections open between requests (the web process): opening a PostgreSQL
+    connection, or closing SQLite's last one (a WAL checkpoint), costs more than most requests.
+    Workers use plain connections, since a pooled connection must never cross RQ's fork()."""
+    scheme, sep, rest = url.partition("://")
+    if pooled:
+        url = f"{scheme.split('+')[0]}+pool{sep}{rest}"
+        options = {"max_connections": POOL_MAX_CONNECTIONS, "stale_timeout": POOL_STALE_TIMEOUT_S,
+                   "timeout": POOL_WAIT_TIMEOUT_S}
+    else:
+        options = {}
+    if scheme.startswith("sqlite"):
+        options["pragmas"] = SQLITE_PRAGMAS
+    return connect(url, **options)
+
+
+def bind_database(url: str, pooled: bool = False) -> None:
+    """Point the proxy at `url`, releasing the connections of the database it replaces."""
+    release_connections()
+    db.initialize(open_database(url, pooled=pooled))
+
+
+def release_connections() -> None:
+    """Close every connection this process holds, pooled ones included (before a fork, or when
+    the database is replaced)."""
+    if db.obj is None:
+        return
+    if not db.is_closed():
+        db.close()
+    close_all = getattr(db.obj, "close_all", None)
+    if close_all is not None:
+        close_all()
 
 
 def is_postgres() -> bool:
-    return type(db.obj).__name__.startswith("Postgres")
+    return isinstance(db.obj, PostgresqlDatabase)
 
 
 class UTCDateTimeField(DateTimeField):

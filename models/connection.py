@@ -9,7 +9,7 @@ from flask import Flask
 from flask_smorest import abort
 from peewee import OperationalError
 
-from models.base import db, open_database
+from models.base import bind_database, db
 
 logger = logging.getLogger(__name__)
 HEALTH_ENDPOINT = "health.Health"
@@ -19,7 +19,7 @@ def init_app(app: Flask) -> None:
     url = app.config["DATABASE_URL"]
     if url.startswith("sqlite:///"):
         Path(url[len("sqlite:///"):]).parent.mkdir(parents=True, exist_ok=True)
-    db.initialize(open_database(url))
+    bind_database(url, pooled=True)
 
     @app.before_request
     def _connect() -> None:

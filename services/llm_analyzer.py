@@ -15,6 +15,7 @@ The returned ``riskAssessment.level`` may be None; callers must apply
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import re
@@ -41,6 +42,7 @@ RESPONSE_FORMAT = {"type": "json_object"}
 MAX_ATTEMPTS = 2
 # The SDK's own retries are disabled so that MAX_ATTEMPTS is the whole retry policy.
 SDK_MAX_RETRIES = 0
+CLIENT_CACHE_SIZE = 8
 
 # Template sections are clinic-authored, but they land in the system prompt, so bound them.
 MAX_TEMPLATE_SECTIONS = 30
@@ -351,11 +353,14 @@ def _reported_model(completion: ChatCompletion, settings: LLMSettings) -> str:
     return model if isinstance(model, str) and model else settings.model
 
 
-def _client(settings: LLMSettings) -> openai.OpenAI:
+@functools.lru_cache(maxsize=CLIENT_CACHE_SIZE)
+def _client(api_key: str, base_url: str | None, timeout_s: float) -> openai.OpenAI:
+    """One client per configuration, reused: building one loads the CA bundle into a new SSL
+    context (tens of milliseconds), and the client's connection pool is thread-safe."""
     return openai.OpenAI(
-        api_key=settings.api_key,
-        base_url=settings.base_url,
-        timeout=settings.timeout_s,
+        api_key=api_key,
+        base_url=base_url,
+        timeout=timeout_s,
         max_retries=SDK_MAX_RETRIES,
     )
 
@@ -379,27 +384,27 @@ def analyze_with_llm(
         )
     messages = build_messages(transcript, clinical_context, vital_signs, template_sections)
     usage = _Usage()
-    with _client(settings) as client:
-        for attempt in range(1, MAX_ATTEMPTS + 1):
-            completion = _request(client, settings.model, messages)
-            usage.add(completion)
-            result = _parse_analysis(completion)
-            if result is not None:
-                model = _reported_model(completion, settings)
-                logger.info(
-                    "llm analysis ok: model=%s attempts=%d total_tokens=%d",
-                    model,
-                    attempt,
-                    usage.total_tokens,
-                )
-                return LLMAnalysis(
-                    result=result,
-                    model=model,
-                    prompt_tokens=usage.prompt_tokens,
-                    completion_tokens=usage.completion_tokens,
-                    total_tokens=usage.total_tokens,
-                    attempts=attempt,
-                    redactions=redactions,
-                )
-            logger.warning("llm analysis attempt %d returned no JSON object", attempt)
+    client = _client(settings.api_key, settings.base_url, settings.timeout_s)
+    for attempt in range(1, MAX_ATTEMPTS + 1):
+        completion = _request(client, settings.model, messages)
+        usage.add(completion)
+        result = _parse_analysis(completion)
+        if result is not None:
+            model = _reported_model(completion, settings)
+            logger.info(
+                "llm analysis ok: model=%s attempts=%d total_tokens=%d",
+                model,
+                attempt,
+                usage.total_tokens,
+            )
+            return LLMAnalysis(
+                result=result,
+                model=model,
+                prompt_tokens=usage.prompt_tokens,
+                completion_tokens=usage.completion_tokens,
+                total_tokens=usage.total_tokens,
+                attempts=attempt,
+                redactions=redactions,
+            )
+        logger.warning("llm analysis attempt %d returned no JSON object", attempt)
     raise LLMBadOutput(f"model reply was not a JSON object after {MAX_ATTEMPTS} attempts")

@@ -123,18 +123,37 @@ _ADDRESS_RE = re.compile(
     rf"(?i:{_UNIT})?"
 )
 
+# Cheap necessary conditions, one per pass: when a guard finds nothing, its pattern cannot
+# match either, so the pass is skipped. Each guard is a flat alternation of literals or starts
+# with a plain character class, the forms the regex engine can skip ahead on instead of trying
+# every position (the full patterns start with look-behinds or \b, which it cannot). Guards
+# marked `lower` run on the lower-cased text.
+_DOB_GUARD = re.compile(r"birth|born|dob|d\.ob|do\.b|d\.o\.b")
+_RECORD_LABEL_WORDS = ("patient", "client", "chart", "member", "insurance", "record")
+_RECORD_GUARD = re.compile("|".join((
+    "mrn", r"medical\s+record", r"policy\s+(?:n|\#)",
+    *(rf"{word}\s+(?:id|n|\#)" for word in _RECORD_LABEL_WORDS))))
+_SSN_LABEL_GUARD = re.compile(r"ssn|social")
+_SSN_SHAPE_GUARD = re.compile(r"[0-9][0-9][0-9]-[0-9][0-9]-[0-9]{4}")
+_EMAIL_GUARD = re.compile(r"@")
+# Every phone form has at least _MIN_INTL_PHONE_DIGITS digits, at most 3 characters apart.
+_PHONE_GUARD = re.compile(rf"[0-9](?:[^0-9]{{0,3}}[0-9]){{{_MIN_INTL_PHONE_DIGITS - 1}}}")
+# A house number, then a capitalised (or ordinal) word.
+_ADDRESS_GUARD = re.compile(r"[0-9][A-Za-z]?\s+[A-Z0-9]")
+
 # Order matters: labelled patterns run first so that, e.g., "patient ID 5551234567" is counted as
 # a record number rather than a phone number, and emails go before phones because an email's
 # local part may contain digit runs. Placeholders contain no digits, so later passes never
 # re-match an earlier placeholder.
-_PASSES: tuple[tuple[str, re.Pattern[str]], ...] = (
-    (DOB, _DOB_RE),
-    (RECORD_NUMBER, _RECORD_RE),
-    (RECORD_NUMBER, _LABELLED_SSN_RE),
-    (RECORD_NUMBER, _BARE_SSN_RE),
-    (EMAIL, _EMAIL_RE),
-    (PHONE, _PHONE_RE),
-    (ADDRESS, _ADDRESS_RE),
+_PASSES: tuple[tuple[str, re.Pattern[str], re.Pattern[str], bool], ...] = (
+    # (kind, pattern, guard, guard runs on lower-cased text)
+    (DOB, _DOB_RE, _DOB_GUARD, True),
+    (RECORD_NUMBER, _RECORD_RE, _RECORD_GUARD, True),
+    (RECORD_NUMBER, _LABELLED_SSN_RE, _SSN_LABEL_GUARD, True),
+    (RECORD_NUMBER, _BARE_SSN_RE, _SSN_SHAPE_GUARD, False),
+    (EMAIL, _EMAIL_RE, _EMAIL_GUARD, False),
+    (PHONE, _PHONE_RE, _PHONE_GUARD, False),
+    (ADDRESS, _ADDRESS_RE, _ADDRESS_GUARD, False),
 )
 
 
@@ -146,7 +165,12 @@ def redact_identifiers(text: str) -> tuple[str, dict[str, int]]:
     found), so callers can report it without key checks.
     """
     counts = dict.fromkeys(PLACEHOLDERS, 0)
-    for kind, pattern in _PASSES:
+    # Lower-cased once: placeholders contain no digits and no label word of a later pass, so a
+    # guard that fails on the original text also fails after earlier replacements.
+    lower = text.lower()
+    for kind, pattern, guard, on_lower in _PASSES:
+        if not guard.search(lower if on_lower else text):
+            continue
         text, found = pattern.subn(PLACEHOLDERS[kind], text)
         counts[kind] += found
     return text, counts
