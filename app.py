@@ -31,8 +31,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     redis_conn.init_app(app)
     content.init_app(app)
     limits.init_app(app)
-    web_api.init_app(app)
-    register(web_api.api)
+    register(web_api.init_app(app))
     dashboard.init_app(app)
     cli.init_app(app)
 

@@ -137,7 +137,7 @@ def main() -> None:
     p99 = {name: pct(s, 0.99) for name, s in rows}
     overhead = [e - m for e, m in zip(rows[1][1], rows[0][1], strict=True)]
 
-    print(f"\nanalyze-session, {args.words}-word transcript ({len(text):,} chars), "
+    print(f"\nanalyze-session, {args.words}-word session text ({len(text):,} chars), "
           f"{n} iterations, database {base['DATABASE_URL'].split(':')[0]}\n")
     print(f"| {'measurement':<46} | {'p50 ms':>8} | {'p99 ms':>8} |")
     print(f"|{'-' * 48}|{'-' * 10}|{'-' * 10}|")

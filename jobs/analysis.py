@@ -45,9 +45,10 @@ def analyze_clinical_session(clinical_session_id: str) -> str:
                              else {})},
         vital_signs={}, ai_metadata={"source": "clinical_session"})
     try:
+        computed = analysis.compute(session.organization_id, data, current_app.config)
         with db.atomic():
-            result = analysis.analyze(session.organization_id, data, current_app.config,
-                                      session=therapy, source="clinical_session")
+            result = analysis.store(session.organization_id, computed, therapy,
+                                    source="clinical_session")
             _set_status(therapy.id, "succeeded")
     except Exception as exc:
         # Make the attempt's failure visible on the session, then let RQ retry.

@@ -93,37 +93,58 @@ def _run_model(settings: LLMSettings, data: AnalysisInput, sections: list[dict] 
     return out.result, out.model, out.prompt_tokens, out.completion_tokens
 
 
-def analyze(organization_id: str, data: AnalysisInput, config: Mapping[str, Any],
-            session: TherapySession | None = None, source: str = "api") -> SessionAnalysis:
-    """Analyse a transcript and store the result (and its usage) in one transaction."""
+@dataclass(frozen=True)
+class ComputedAnalysis:
+    result: dict[str, Any]
+    provider: str
+    model: str
+    prompt_tokens: int
+    completion_tokens: int
+
+
+def compute(organization_id: str, data: AnalysisInput, config: Mapping[str, Any]
+            ) -> ComputedAnalysis:
+    """Run the analyzer (no writes: the model call may take until its timeout)."""
     sections = _template_sections(organization_id, data.clinical_context)
     settings = llm_settings(config)
-    if settings is not None:
-        result, model, prompt_tokens, completion_tokens = _run_model(settings, data, sections)
-        provider = PROVIDER_OPENAI
-        floor = crisis.detect_crisis(data.transcript)
-        result["riskAssessment"] = crisis.apply_safety_floor(result["riskAssessment"], floor)
-    else:
+    if settings is None:
         # The rules analyzer raises its risk to the same floor from the same detection.
         result = rules_analyzer.analyze_transcript(
             data.transcript, data.clinical_context, data.vital_signs)
-        provider, model, prompt_tokens, completion_tokens = PROVIDER_RULES, RULES_MODEL, 0, 0
+        return ComputedAnalysis(result, PROVIDER_RULES, RULES_MODEL, 0, 0)
+    result, model, prompt_tokens, completion_tokens = _run_model(settings, data, sections)
+    floor = crisis.detect_crisis(data.transcript)
+    result["riskAssessment"] = crisis.apply_safety_floor(result["riskAssessment"], floor)
+    return ComputedAnalysis(result, PROVIDER_OPENAI, model, prompt_tokens, completion_tokens)
 
+
+def store(organization_id: str, computed: ComputedAnalysis, session: TherapySession | None,
+          source: str) -> SessionAnalysis:
+    """Store the analysis and its usage together; link it to the session when given."""
     with db.atomic():
         analysis = SessionAnalysis.create(
-            organization=organization_id, session=session, source=source, provider=provider,
-            model=model, risk_level=result["riskAssessment"]["level"], result=result,
-            prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
-        details = {"provider": provider, "model": model, "analysis_id": analysis.id}
+            organization=organization_id, session=session, source=source,
+            provider=computed.provider, model=computed.model,
+            risk_level=computed.result["riskAssessment"]["level"], result=computed.result,
+            prompt_tokens=computed.prompt_tokens, completion_tokens=computed.completion_tokens)
+        details = {"provider": computed.provider, "model": computed.model,
+                   "analysis_id": analysis.id}
         record_usage(organization_id, "session_analyses", details=details)
-        if prompt_tokens or completion_tokens:
-            record_usage(organization_id, "llm_tokens", prompt_tokens + completion_tokens,
-                         details={**details, "prompt_tokens": prompt_tokens,
-                                  "completion_tokens": completion_tokens})
+        tokens = computed.prompt_tokens + computed.completion_tokens
+        if tokens:
+            record_usage(organization_id, "llm_tokens", tokens,
+                         details={**details, "prompt_tokens": computed.prompt_tokens,
+                                  "completion_tokens": computed.completion_tokens})
         if session is not None:
             (TherapySession.update(latest_analysis_id=analysis.id, updated_at=utcnow())
              .where(TherapySession.id == session.id).execute())
     return analysis
+
+
+def analyze(organization_id: str, data: AnalysisInput, config: Mapping[str, Any],
+            session: TherapySession | None = None, source: str = "api") -> SessionAnalysis:
+    """Analyse a transcript and store the result."""
+    return store(organization_id, compute(organization_id, data, config), session, source)
 
 
 def response_body(analysis: SessionAnalysis) -> dict[str, Any]:

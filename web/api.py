@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import Flask
+from flask import Flask, send_from_directory
 from flask_smorest import Api, Page
 from flask_smorest.pagination import PaginationParameters
 from werkzeug.exceptions import HTTPException
@@ -70,9 +70,6 @@ class ListPage(Page):
         return self.collection.count()
 
 
-api = ServiceApi()
-
-
 def _domain_error_payload(error: DomainError, code: int) -> tuple[dict, int]:
     from werkzeug.http import HTTP_STATUS_CODES
 
@@ -83,7 +80,21 @@ def _domain_error_payload(error: DomainError, code: int) -> tuple[dict, int]:
     return payload, code
 
 
-def init_app(app: Flask) -> None:
+SWAGGER_ASSETS_PATH = "/api/docs/assets/"
+
+
+def _serve_swagger_assets(app: Flask) -> None:
+    """The docs page's scripts and styles come from the installed swagger-ui-bundle, so the
+    page works on a clinic server with no Internet access."""
+    from swagger_ui_bundle import swagger_ui_path
+
+    @app.route(f"{SWAGGER_ASSETS_PATH}<path:filename>")
+    def swagger_assets(filename: str):
+        return send_from_directory(swagger_ui_path, filename)
+
+
+def init_app(app: Flask) -> ServiceApi:
+    """A new Api for this app (one per app: each holds its own OpenAPI document)."""
     app.config.update(
         API_TITLE=API_TITLE,
         API_VERSION=API_VERSION,
@@ -91,7 +102,7 @@ def init_app(app: Flask) -> None:
         OPENAPI_URL_PREFIX="/api",
         OPENAPI_JSON_PATH="openapi.json",
         OPENAPI_SWAGGER_UI_PATH="docs",
-        OPENAPI_SWAGGER_UI_URL="https://cdn.jsdelivr.net/npm/swagger-ui-dist/",
+        OPENAPI_SWAGGER_UI_URL=SWAGGER_ASSETS_PATH,
         API_SPEC_OPTIONS={
             "security": [{BEARER_SCHEME: []}],
             "components": {"securitySchemes": {BEARER_SCHEME: {
@@ -101,9 +112,11 @@ def init_app(app: Flask) -> None:
                                     "sessions, note templates and post-visit analysis."},
         },
     )
-    api.init_app(app)
+    api = ServiceApi(app)
+    _serve_swagger_assets(app)
     for error_class, code in _DOMAIN_STATUS:
         app.register_error_handler(
             error_class, lambda e, code=code: _domain_error_payload(e, code))
     app.register_error_handler(
         UpstreamFailure, lambda e: _domain_error_payload(e, e.status))
+    return api

@@ -1,5 +1,7 @@
 """The OpenAPI 3 document and the interactive docs."""
 
+import re
+
 import pytest
 
 HTTP_METHODS = {"get", "post", "put", "patch", "delete"}
@@ -68,3 +70,12 @@ def test_docs_page_is_html(client):
     assert response.status_code == 200
     assert "text/html" in response.content_type
     assert "/api/openapi.json" in response.get_data(as_text=True)
+
+
+def test_docs_page_loads_its_scripts_from_this_server(client):
+    page = client.get("/api/docs").get_data(as_text=True)
+    scripts = re.findall(r'src="([^"]+\.js)"', page)
+    assert scripts and all(src.startswith("/api/docs/assets/") for src in scripts)
+    for src in scripts:
+        asset = client.get(src)
+        assert asset.status_code == 200 and len(asset.data) > 1000
