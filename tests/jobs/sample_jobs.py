@@ -15,3 +15,18 @@ def always_fails(organization_id: str, label: str) -> None:
 
 def note_failure(organization_id: str, label: str, error: str) -> None:
     record_usage(organization_id, "webhook_deliveries", details={"label": label, "error": error})
+
+
+def slow_first_attempt(organization_id: str, label: str) -> str:
+    """Hangs on its first attempt (long enough to be killed), finishes on a retry."""
+    import time
+
+    from rq import get_current_job
+
+    from models.jobs import JobRecord
+
+    attempt = JobRecord.get_by_id(get_current_job().id).attempts
+    if attempt == 1:
+        time.sleep(60)
+    record_usage(organization_id, "workflow_executions", details={"label": label})
+    return label
