@@ -23,4 +23,4 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
 
 # No access log: gunicorn's would print query strings, which may carry patient identifiers;
 # the app logs every request itself (path, status, duration, request id).
-CMD ["gunicorn", "app:create_app()", "--bind", "0.0.0.0:8000", "--workers", "2", "--threads", "4", "--timeout", "120"]
+CMD ["gunicorn", "app:create_app()", "--preload", "--bind", "0.0.0.0:8000", "--workers", "2", "--threads", "4", "--timeout", "120"]

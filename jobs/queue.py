@@ -88,6 +88,10 @@ def enqueue(func: Callable[..., Any], *args: Any, id: str, queue: str = QUEUE_DE
 
 def _push_quietly(app, record: JobRecord) -> None:
     with app.app_context():
+        # Commit callbacks survive the rollback of an inner savepoint: push only a row that
+        # was really committed.
+        if not JobRecord.select().where(JobRecord.id == record.id).exists():
+            return
         try:
             push(record)
         except RedisError:

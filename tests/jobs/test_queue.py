@@ -103,3 +103,14 @@ def test_failing_job_is_retried_then_reported_to_its_domain(make_app, org, run_w
     assert _labels(org) == ["attempt:x"] * 3
     failures = UsageEvent.select().where(UsageEvent.metric == "webhook_deliveries")
     assert [e.details["error"] for e in failures] == [record.last_error]
+
+
+def test_enqueue_in_a_rolled_back_savepoint_is_not_pushed(app, org):
+    jid = job_id("meter", org.id, 8)
+    with app.app_context():
+        with db.atomic():
+            with db.atomic() as savepoint:
+                enqueue(meter_one, org.id, "undone", id=jid)
+                savepoint.rollback()
+        assert JobRecord.get_or_none(JobRecord.id == jid) is None
+        assert not _in_redis(app, jid)
