@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from flask import Flask
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 import config as config_module
 
@@ -25,6 +26,10 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.config.from_mapping(config_module.build(config))
     app.config["MAX_CONTENT_LENGTH"] = int(app.config["MAX_CONTENT_LENGTH"])
     app.json.sort_keys = False
+    proxies = int(app.config["PROXY_FIX_X_FOR"])
+    if proxies:
+        # Client address for audit rows and per-IP limits from the trusted proxies' headers.
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies)
 
     logs.init_app(app)
     connection.init_app(app)

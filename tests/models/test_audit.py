@@ -84,3 +84,12 @@ def test_audit_rows_carry_no_patient_data(client, auth):
                       "chief_complaints": ["hears voices at night"]}, headers=auth)
     stored = [str(value) for row in AuditEvent.select().tuples() for value in row]
     assert not any("PATIENT-SECRET-123" in value or "voices" in value for value in stored)
+
+
+def test_client_address_comes_from_trusted_proxy_only(make_app, org):
+    token = create_token(org.id, ["admin"])[1]
+    forwarded = {**bearer(token), "X-Forwarded-For": "203.0.113.7"}
+    make_app().test_client().post("/api/therapy-sessions", json=SESSION_BODY, headers=forwarded)
+    make_app(PROXY_FIX_X_FOR=1).test_client().post(
+        "/api/therapy-sessions", json=SESSION_BODY, headers=forwarded)
+    assert [e.ip for e in events("create")] == ["127.0.0.1", "203.0.113.7"]
