@@ -142,8 +142,7 @@ def sweep(older_than_s: int | None = None) -> list[str]:
                 # Failed outside a work-horse (e.g. abandoned by a dead worker, no retry left).
                 fail(record, "worker died while running the job")
             continue
-        record.status = "pending"
-        record.save()
+        mark(record.id, "pending")
         push(record, connection)
         pushed.append(record.id)
         logger.info("re-queued lost job %s", record.id)

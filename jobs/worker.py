@@ -47,10 +47,11 @@ class AppWorker(Worker):
             jobqueue.mark(job.id, "succeeded")
             return
         error = _error_summary(job)
-        record = JobRecord.get_or_none(JobRecord.id == job.id)
         if job.get_status() in (JobStatus.SCHEDULED, JobStatus.QUEUED):
             jobqueue.mark(job.id, "queued", error)  # RQ will retry it
-        elif record is not None:
+            return
+        record = JobRecord.get_or_none(JobRecord.id == job.id)
+        if record is not None:
             jobqueue.fail(record, error)
 
     def run_maintenance_tasks(self) -> None:

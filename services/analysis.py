@@ -23,6 +23,7 @@ from services.llm_analyzer import (
     analyze_with_llm,
 )
 from services.templates import get_visible_template, section_prompts
+from services.tenancy import get_owned
 from services.usage import record_usage
 
 MAX_TRANSCRIPT_CHARS = 200_000
@@ -56,12 +57,12 @@ def linked_session(organization_id: str, clinical_context: Mapping[str, Any]
     session_id = clinical_context.get("session_id")
     if not session_id:
         return None
-    session = TherapySession.get_or_none(
-        (TherapySession.id == str(session_id)) & (TherapySession.organization == organization_id))
-    if session is None:
+    try:
+        return get_owned(TherapySession, organization_id, str(session_id), "Therapy session")
+    except NotFound as exc:
+        # A reference inside the body, not the resource addressed: a field error.
         raise Unprocessable("No such therapy session for this organization.",
-                            field="clinical_context.session_id")
-    return session
+                            field="clinical_context.session_id") from exc
 
 
 def _template_sections(organization_id: str, clinical_context: Mapping[str, Any]

@@ -3,15 +3,21 @@ stop (which completes the therapy session and queues its post-visit analysis).""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from models.base import db, utcnow
 from models.clinical import ClinicalSession, TranscriptChunk
 from models.sessions import TherapySession
+from services import analysis
 from services.analysis import MAX_TRANSCRIPT_CHARS
 from services.errors import Conflict
 from services.sessions import get_session, set_status
 from services.tenancy import get_owned
 
 SPEAKER_LABELS = {"clinician": "Clinician", "patient": "Patient"}
+ANALYSIS_SOURCE = "clinical_session"
+MAX_ERROR_CHARS = 500
 
 
 def start(organization_id: str, session_id: str) -> ClinicalSession:
@@ -63,6 +69,7 @@ def transcript_text(clinical: ClinicalSession) -> str:
 def stop(clinical: ClinicalSession) -> ClinicalSession:
     """Stop, complete the therapy session and queue the analysis — one transaction, so the
     job exists exactly when the stop is recorded."""
+    # Imported here: the job module calls back into this one.
     from jobs.analysis import queue_clinical_analysis
 
     with db.atomic():
@@ -72,12 +79,61 @@ def stop(clinical: ClinicalSession) -> ClinicalSession:
         if not stopped:
             raise Conflict("The clinical session has already stopped.")
         clinical = ClinicalSession.get_by_id(clinical.id)
-        session = TherapySession.get_by_id(clinical.session_id)
-        set_status(session, "completed")
+        set_status(TherapySession.get_by_id(clinical.session_id), "completed")
         if clinical.chunk_count == 0:
-            session.analysis_status = "skipped"
-            session.save()
+            set_analysis_status(clinical.session_id, "skipped")
         else:
             clinical.analysis_job_id = queue_clinical_analysis(clinical)
             clinical.save()
+            set_analysis_status(clinical.session_id, "queued")
     return clinical
+
+
+def set_analysis_status(session_id: str, status: str, error: str | None = None) -> None:
+    """The post-visit analysis state shown on the therapy session."""
+    (TherapySession.update(analysis_status=status, analysis_error=error, updated_at=utcnow())
+     .where(TherapySession.id == session_id).execute())
+
+
+def _analysis_input(clinical: ClinicalSession, therapy: TherapySession) -> analysis.AnalysisInput:
+    context = {"session_id": therapy.id}
+    if therapy.template_id:
+        context["template_id"] = therapy.template_id
+    return analysis.AnalysisInput(transcript=transcript_text(clinical), clinical_context=context,
+                                  vital_signs={}, ai_metadata={"source": ANALYSIS_SOURCE})
+
+
+def run_analysis(clinical_session_id: str, config: Mapping[str, Any]) -> str:
+    """Analyse a stopped session's transcript and store the result on the therapy session.
+
+    The model call runs outside any transaction; the analysis and the `succeeded` mark are
+    committed together, so a re-run after success finds it done and changes nothing. A failed
+    attempt is shown as `retrying` and re-raised for the queue to retry."""
+    clinical = ClinicalSession.get_by_id(clinical_session_id)
+    therapy = TherapySession.get_by_id(clinical.session_id)
+    if therapy.analysis_status == "succeeded":
+        return therapy.latest_analysis_id
+    set_analysis_status(therapy.id, "running")
+    try:
+        computed = analysis.compute(clinical.organization_id,
+                                    _analysis_input(clinical, therapy), config)
+        with db.atomic():
+            stored = analysis.store(clinical.organization_id, computed, therapy,
+                                    source=ANALYSIS_SOURCE)
+            set_analysis_status(therapy.id, "succeeded")
+    except Exception as exc:
+        set_analysis_status(therapy.id, "retrying", _describe(exc))
+        raise
+    return stored.id
+
+
+def analysis_failed(clinical_session_id: str, error: str) -> None:
+    """The last attempt failed: say so on the therapy session."""
+    clinical = ClinicalSession.get_or_none(ClinicalSession.id == clinical_session_id)
+    if clinical is not None:
+        set_analysis_status(clinical.session_id, "failed", error)
+
+
+def _describe(exc: Exception) -> str:
+    message = getattr(exc, "message", None) or str(exc)
+    return f"{type(exc).__name__}: {message}"[:MAX_ERROR_CHARS]
