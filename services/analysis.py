@@ -22,7 +22,7 @@ from services.llm_analyzer import (
     LLMTimeout,
     analyze_with_llm,
 )
-from services.templates import get_visible_template, section_prompts
+from services.templates import get_visible_template
 from services.tenancy import get_owned
 from services.usage import record_usage
 
@@ -74,8 +74,7 @@ def _template_sections(organization_id: str, clinical_context: Mapping[str, Any]
     if template is None:
         raise Unprocessable("No such template for this organization.",
                             field="clinical_context.template_id")
-    return [{"key": p["key"], "title": p["title"], "guidance": s.get("guidance", "")}
-            for p, s in zip(section_prompts(template), template.sections, strict=True)]
+    return template.sections
 
 
 def _failure(message: str, status: int) -> UpstreamFailure:

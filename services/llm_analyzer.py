@@ -185,20 +185,25 @@ def _clip(value: object) -> str:
     return str(value or "").strip()[:MAX_TEMPLATE_TEXT_CHARS]
 
 
+def section_prompt(section: dict) -> str:
+    """The line the model receives for one template section ("" for a section with no title).
+    The template listing shows these same lines, so clinics see exactly what is sent."""
+    title = _clip(section.get("title") or section.get("key"))
+    guidance = _clip(section.get("guidance"))
+    if not title:
+        return ""
+    return f"{title}: {guidance}" if guidance else title
+
+
 def _template_instructions(template_sections: list[dict]) -> str:
     """Prompt lines for the note template, or "" when no section has a title."""
-    lines = [
-        "",
-        "Write the visitSummary so that it follows this note template, section by section:",
-    ]
-    for section in template_sections[:MAX_TEMPLATE_SECTIONS]:
-        if not isinstance(section, dict):
-            continue
-        title = _clip(section.get("title") or section.get("key"))
-        guidance = _clip(section.get("guidance"))
-        if title:
-            lines.append(f"- {title}: {guidance}" if guidance else f"- {title}")
-    return "\n".join(lines) if len(lines) > 2 else ""
+    prompts = [section_prompt(section) for section in template_sections[:MAX_TEMPLATE_SECTIONS]
+               if isinstance(section, dict)]
+    lines = [f"- {prompt}" for prompt in prompts if prompt]
+    if not lines:
+        return ""
+    return "\n".join(["", "Write the visitSummary so that it follows this note template, "
+                             "section by section:", *lines])
 
 
 def _as_json(value: object) -> str:

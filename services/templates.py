@@ -9,6 +9,7 @@ from peewee import ModelSelect
 from models.base import utcnow
 from models.templates import Template
 from services.builtin_templates import BUILTIN_TEMPLATES
+from services.llm_analyzer import section_prompt
 
 # Kinds whose sections the post-visit analyzer can follow when summarising a session.
 ANALYZER_KINDS = ("note", "assessment", "analysis")
@@ -47,8 +48,5 @@ def create_template(organization_id: str, data: dict[str, Any]) -> Template:
 
 def section_prompts(template: Template) -> list[dict[str, str]]:
     """What the analyzer sends to the model for each section of `template`."""
-    return [
-        {"key": s["key"], "title": s["title"],
-         "prompt": f"{s['title']}: {s['guidance']}".strip()}
-        for s in template.sections
-    ]
+    return [{"key": s["key"], "title": s["title"], "prompt": section_prompt(s)}
+            for s in template.sections]

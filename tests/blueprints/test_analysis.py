@@ -197,3 +197,15 @@ def test_another_organizations_session_cannot_be_linked(client, auth, other_org,
 def test_analysis_needs_the_analysis_scope(client, org, make_token):
     headers = bearer(make_token(org, "sessions:read"))
     assert client.post(URL, json={"session_transcript": "x"}, headers=headers).status_code == 403
+
+
+def test_listed_section_prompts_are_exactly_what_the_model_receives(llm_client, auth,
+                                                                     fake_openai):
+    listed = {t["id"]: t for t in llm_client.get("/api/therapy/templates?page_size=100",
+                                                 headers=auth).json}
+    body = {"session_transcript": ORDINARY,
+            "clinical_context": {"template_id": "tpl_builtin_intake"}}
+    assert llm_client.post(URL, json=body, headers=auth).status_code == 200
+    system = fake_openai.requests[0]["messages"][0]["content"]
+    prompts = [p["prompt"] for p in listed["tpl_builtin_intake"]["section_prompts"]]
+    assert prompts and all(f"- {prompt}" in system for prompt in prompts)
