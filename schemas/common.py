@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import UTC, datetime
 
 import marshmallow as ma
@@ -33,28 +34,49 @@ class UTCDateTime(fields.AwareDateTime):
             raise self.make_error("invalid", input=value, obj_type=self.OBJ_TYPE) from exc
 
 
-def no_nul(value: str) -> None:
-    """PostgreSQL text cannot hold NUL, and no field has a use for it: a field error, not a 500."""
-    if "\x00" in value:
-        raise ma.ValidationError("Must not contain NUL characters.")
-
-
 def NonBlank(max_length: int, **kwargs) -> fields.String:
     """A string with at least one non-space character and at most `max_length` characters."""
     return fields.String(validate=[
         validate.Length(max=max_length),
         validate.Regexp(r"\S", error="Must not be empty."),
-        no_nul,
     ], **kwargs)
 
 
 def Identifier(**kwargs) -> fields.String:
     return fields.String(validate=[validate.Length(min=1, max=MAX_ID_LENGTH),
-                                   validate.Regexp(r"\S", error="Must not be empty."), no_nul],
+                                   validate.Regexp(r"\S", error="Must not be empty.")],
                          **kwargs)
 
 
-class StrictSchema(ma.Schema):
+NUL_MESSAGE = "Must not contain NUL characters."
+
+
+def _has_nul(value: object) -> bool:
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, Mapping):
+        return any(_has_nul(k) or _has_nul(v) for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return any(_has_nul(item) for item in value)
+    return False
+
+
+class InputSchema(ma.Schema):
+    """Base of every request schema (bodies and query strings).
+
+    Text containing NUL is refused in any field, however deeply nested: PostgreSQL text cannot
+    hold it and no field has a use for it, so it is a field error rather than a 500."""
+
+    @ma.pre_load
+    def _refuse_nul(self, data, **kwargs):
+        if isinstance(data, Mapping):
+            bad = [key for key, value in data.items() if _has_nul(value)]
+            if bad:
+                raise ma.ValidationError({key: [NUL_MESSAGE] for key in bad})
+        return data
+
+
+class StrictSchema(InputSchema):
     """Unknown fields are an error (marshmallow's RAISE, stated for the reader)."""
 
     class Meta:

@@ -6,7 +6,7 @@ import marshmallow as ma
 from marshmallow import fields, validate
 
 from models.sessions import ANALYSIS_STATUSES
-from schemas.common import Identifier, NonBlank, StrictSchema, UTCDateTime, no_nul
+from schemas.common import Identifier, InputSchema, NonBlank, StrictSchema, UTCDateTime
 
 SESSION_STATUSES = ("scheduled", "in_progress", "completed", "cancelled", "no_show")
 MIN_DURATION, MAX_DURATION, DEFAULT_DURATION = 1, 480, 50
@@ -21,7 +21,7 @@ def _text_list() -> fields.List:
 
 class SessionFieldsMixin(StrictSchema):
     provider_id = Identifier()
-    template_id = fields.String(allow_none=True, validate=[validate.Length(max=64), no_nul])
+    template_id = fields.String(allow_none=True, validate=validate.Length(max=64))
     session_date = UTCDateTime()
     duration_minutes = fields.Integer(
         strict=True, validate=validate.Range(min=MIN_DURATION, max=MAX_DURATION))
@@ -106,7 +106,7 @@ class SessionSchema(ma.Schema):
     updated_at = UTCDateTime(dump_only=True)
 
 
-class SessionQuerySchema(ma.Schema):
+class SessionQuerySchema(InputSchema):
     patient_id = Identifier()
     provider_id = Identifier()
     status = fields.String(validate=validate.OneOf(SESSION_STATUSES))

@@ -6,7 +6,7 @@ import marshmallow as ma
 from marshmallow import fields, validate
 
 from models.templates import TEMPLATE_KINDS
-from schemas.common import NonBlank, StrictSchema, UTCDateTime, no_nul
+from schemas.common import InputSchema, NonBlank, StrictSchema, UTCDateTime
 
 MAX_SECTIONS = 40
 SECTION_KEY = r"^[a-z][a-z0-9_]{0,62}$"
@@ -17,7 +17,7 @@ class SectionSchema(StrictSchema):
         SECTION_KEY, error="Use lowercase letters, digits and underscores, starting with a "
                            "letter."))
     title = NonBlank(200, required=True)
-    guidance = fields.String(load_default="", validate=[validate.Length(max=4000), no_nul])
+    guidance = fields.String(load_default="", validate=validate.Length(max=4000))
 
 
 class TemplateCreateSchema(StrictSchema):
@@ -25,7 +25,7 @@ class TemplateCreateSchema(StrictSchema):
     kind = fields.String(load_default="note", validate=validate.OneOf(TEMPLATE_KINDS))
     format = fields.String(load_default="custom", validate=validate.Regexp(
         r"^[a-z][a-z0-9_]{0,39}$", error="Use lowercase letters, digits and underscores."))
-    description = fields.String(load_default="", validate=[validate.Length(max=2000), no_nul])
+    description = fields.String(load_default="", validate=validate.Length(max=2000))
     sections = fields.List(fields.Nested(SectionSchema), required=True,
                            validate=validate.Length(min=1, max=MAX_SECTIONS))
 
@@ -58,5 +58,5 @@ class AnalyzerTemplateSchema(TemplateSchema):
     section_prompts = fields.List(fields.Nested(SectionPromptSchema))
 
 
-class TemplateQuerySchema(ma.Schema):
+class TemplateQuerySchema(InputSchema):
     kind = fields.String(validate=validate.OneOf(TEMPLATE_KINDS))

@@ -176,6 +176,9 @@ def test_session_without_analysis_is_404(client, auth):
     ({"session_transcript": "ok", "vital_signs": "high"}, "vital_signs"),
     ({"session_transcript": "ok", "surprise": 1}, "surprise"),
     ({"session_transcript": "ok", "clinical_context": {"session_id": 5}}, "clinical_context"),
+    ({"session_transcript": "Patient: fine\u0000"}, "session_transcript"),
+    ({"session_transcript": "ok", "clinical_context": {"notes": ["a\u0000"]}},
+     "clinical_context"),
 ])
 def test_bad_input_is_422_and_stores_nothing(client, auth, body, field):
     response = client.post(URL, json=body, headers=auth)

@@ -70,6 +70,7 @@ def test_chunks_are_numbered_in_arrival_order(client, auth):
     {"speaker": "patient", "text": ""},
     {"speaker": "patient"},
     {"speaker": "patient", "text": "hi", "extra": True},
+    {"speaker": "patient", "text": "NUL \u0000 inside"},
 ])
 def test_bad_chunk_is_422(client, auth, chunk):
     clinical_id = _start(client, auth, _session(client, auth))
