@@ -51,6 +51,14 @@ def open_database(url: str, pooled: bool = False):
         options = {}
     if scheme.startswith("sqlite"):
         options["pragmas"] = SQLITE_PRAGMAS
+        # SQLite has one writer: a transaction that starts as a reader and later writes cannot
+        # upgrade while another connection writes (SQLITE_BUSY at once, no busy wait). Taking
+        # the write lock at BEGIN makes concurrent writers queue on busy_timeout instead.
+        options["lock_type"] = "IMMEDIATE"
+        if pooled:
+            # The pool hands a connection to whichever thread asks next (gunicorn threads,
+            # `flask run`); the pool itself guarantees one user at a time.
+            options["check_same_thread"] = False
     return connect(url, **options)
 
 
