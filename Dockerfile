@@ -23,4 +23,5 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
 
 # No access log: gunicorn's would print query strings, which may carry patient identifiers;
 # the app logs every request itself (path, status, duration, request id).
-CMD ["gunicorn", "app:create_app()", "--preload", "--bind", "0.0.0.0:8000", "--workers", "2", "--threads", "4", "--timeout", "120"]
+ENV HOST=0.0.0.0 PORT=8000
+CMD ["gunicorn", "-c", "gunicorn.conf.py", "app:create_app()"]

@@ -1,4 +1,4 @@
-"""Command-line tools: `flask --app app init-db | worker | orgs | tokens`."""
+"""Command-line tools: `flask --app app init-db | worker | quickstart | orgs | tokens`."""
 
 from __future__ import annotations
 
@@ -74,6 +74,20 @@ def tokens_create(org_id: str | None, platform: bool, scopes: tuple[str, ...], n
     click.echo(token)
 
 
+@click.command("quickstart")
+@click.option("--name", default="My Clinic", show_default=True, help="The organization's name.")
+def quickstart(name: str) -> None:
+    """Create an organization and an admin token for it; prints the token (once) last."""
+    with db.connection_context(), db.atomic():
+        try:
+            org = organizations.create_organization(name)
+        except organizations.SlugTaken as exc:
+            raise click.ClickException(str(exc)) from exc
+        row, token = tokens.create_token(org.id, ["admin"], name="quickstart")
+    click.echo(f"organization {org.id} ({org.slug}); admin token {row.id} (shown once):")
+    click.echo(token)
+
+
 @tokens_cli.command("revoke")
 @click.argument("token_id")
 def tokens_revoke(token_id: str) -> None:
@@ -85,5 +99,5 @@ def tokens_revoke(token_id: str) -> None:
 
 
 def init_app(app: Flask) -> None:
-    for command in (init_db, worker, orgs_cli, tokens_cli):
+    for command in (init_db, worker, quickstart, orgs_cli, tokens_cli):
         app.cli.add_command(command)

@@ -1,0 +1,17 @@
+"""gunicorn settings shared by bin/serve, the Docker image and the end-to-end tests, so that
+the tests start the server exactly as users do. HOST, PORT, WEB_CONCURRENCY and WEB_THREADS
+adjust it."""
+
+import os
+
+bind = f"{os.environ.get('HOST', '127.0.0.1')}:{os.environ.get('PORT', '8000')}"
+workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
+worker_class = "gthread"
+threads = int(os.environ.get("WEB_THREADS", "4"))
+# The master builds the app once, so it alone owns the embedded Redis server; each worker
+# opens its own database connections after fork (the app factory releases the master's).
+preload_app = True
+timeout = 120
+graceful_timeout = 30
+# No access log: it would print query strings, which may carry patient identifiers.
+accesslog = None
