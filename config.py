@@ -14,7 +14,9 @@ from dotenv import load_dotenv
 
 PROJECT_ROOT = Path(__file__).resolve().parent
 DEFAULT_INSTANCE_PATH = PROJECT_ROOT / "instance"
-DEFAULT_MAX_CONTENT_LENGTH = 2 * 1024 * 1024
+# The largest documented body is a 200,000-character transcript; written entirely as escaped
+# surrogate pairs ("\ud83d\ude00", 12 bytes a character) it is 2.4 MB: 4 MiB admits it.
+DEFAULT_MAX_CONTENT_LENGTH = 4 * 1024 * 1024
 DEFAULT_OPENAI_MODEL = "gpt-4o-mini"
 DEFAULT_STRIPE_API_BASE = "https://api.stripe.com"
 

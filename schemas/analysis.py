@@ -5,7 +5,7 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import fields, validate
 
-from schemas.common import StrictSchema, UTCDateTime
+from schemas.common import HasText, StrictSchema, UTCDateTime
 from services.analysis import MAX_TRANSCRIPT_CHARS
 
 PRIORITIES = ("low", "medium", "high", "urgent")
@@ -15,7 +15,7 @@ RISK_LEVELS = ("low", "moderate", "high", "imminent")
 class AnalyzeSessionSchema(StrictSchema):
     session_transcript = fields.String(required=True, validate=[
         validate.Length(min=1, max=MAX_TRANSCRIPT_CHARS),
-        validate.Regexp(r"\S", error="Must not be empty."),
+        HasText(),
     ])
     vital_signs = fields.Dict(keys=fields.String(), load_default=dict)
     clinical_context = fields.Dict(keys=fields.String(), load_default=dict, metadata={

@@ -5,7 +5,7 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import fields, validate
 
-from schemas.common import Identifier, StrictSchema, UTCDateTime
+from schemas.common import HasText, Identifier, StrictSchema, UTCDateTime
 from services.analysis import MAX_TRANSCRIPT_CHARS
 
 SPEAKERS = ("clinician", "patient")
@@ -19,7 +19,7 @@ class TranscriptChunkInSchema(StrictSchema):
     speaker = fields.String(required=True, validate=validate.OneOf(SPEAKERS))
     text = fields.String(required=True, validate=[
         validate.Length(min=1, max=MAX_TRANSCRIPT_CHARS),
-        validate.Regexp(r"\S", error="Must not be empty."),
+        HasText(),
     ])
 
 

@@ -34,17 +34,24 @@ class UTCDateTime(fields.AwareDateTime):
             raise self.make_error("invalid", input=value, obj_type=self.OBJ_TYPE) from exc
 
 
+class HasText(validate.Validator):
+    """At least one non-space character anywhere (leading white space is fine)."""
+
+    error = "Must not be empty."
+
+    def __call__(self, value: str) -> str:
+        if not value.strip():
+            raise ma.ValidationError(self.error)
+        return value
+
+
 def NonBlank(max_length: int, **kwargs) -> fields.String:
     """A string with at least one non-space character and at most `max_length` characters."""
-    return fields.String(validate=[
-        validate.Length(max=max_length),
-        validate.Regexp(r"\S", error="Must not be empty."),
-    ], **kwargs)
+    return fields.String(validate=[validate.Length(max=max_length), HasText()], **kwargs)
 
 
 def Identifier(**kwargs) -> fields.String:
-    return fields.String(validate=[validate.Length(min=1, max=MAX_ID_LENGTH),
-                                   validate.Regexp(r"\S", error="Must not be empty.")],
+    return fields.String(validate=[validate.Length(min=1, max=MAX_ID_LENGTH), HasText()],
                          **kwargs)
 
 

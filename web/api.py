@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from flask import Flask, send_from_directory
 from flask_smorest import Api, Page
-from flask_smorest.pagination import PaginationParameters
-from werkzeug.exceptions import HTTPException
+from flask_smorest.pagination import PaginationMetadataSchema, PaginationParameters
+from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
 from services.errors import Conflict, DomainError, NotFound, Unprocessable, UpstreamFailure
 
@@ -45,7 +45,17 @@ class ServiceApi(Api):
         retry_after = getattr(error, "retry_after", None)
         if retry_after is not None:
             headers = {**headers, "Retry-After": str(retry_after)}
+        if isinstance(error, MethodNotAllowed) and error.valid_methods:
+            headers = {**headers, "Allow": ", ".join(sorted(error.valid_methods))}
         return payload, code, headers
+
+    def _register_pagination_header(self):
+        # The header carries a JSON document, so it is described as JSON content: a plain
+        # `schema` would tell clients to expect OpenAPI's comma-separated "simple" style.
+        self.spec.components.header("PAGINATION", {
+            "description": "Pagination metadata, a JSON object",
+            "content": {"application/json": {"schema": PaginationMetadataSchema}},
+        }, lazy=True)
 
 
 def page_items(query, params: PaginationParameters) -> list:

@@ -1,0 +1,94 @@
+"""Bodies at the edges: nesting, leading white space, missing bodies, sizes, and the headers
+that describe an answer (Allow, X-Pagination)."""
+
+import json
+
+import pytest
+
+from tests.blueprints.test_errors import assert_error_shape
+from tests.conftest import SESSION_BODY
+
+DEEP = 330
+
+
+def _nested(depth: int) -> object:
+    value: object = "x"
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize("field", ["patient_id", "chief_complaints"])
+def test_deeply_nested_json_in_a_session_is_400(client, auth, field):
+    body = {**SESSION_BODY, field: _nested(DEEP)}
+    response = client.post("/api/therapy-sessions", data=json.dumps(body),
+                           content_type="application/json", headers=auth)
+    assert_error_shape(response, 400)
+    assert client.get("/api/therapy-sessions", headers=auth).json == []
+
+
+def test_deeply_nested_vital_signs_are_400(client, auth):
+    body = {"session_transcript": "Patient: fine.", "vital_signs": {"a": _nested(DEEP)}}
+    response = client.post("/api/therapy/analyze-session", data=json.dumps(body),
+                           content_type="application/json", headers=auth)
+    assert_error_shape(response, 400)
+
+
+def test_ordinary_nesting_is_accepted(client, auth):
+    body = {"session_transcript": "Patient: fine.", "vital_signs": {"bp": {"sys": [120]}}}
+    assert client.post("/api/therapy/analyze-session", json=body,
+                       headers=auth).status_code == 200
+
+
+def test_text_starting_with_white_space_is_accepted(client, auth):
+    created = client.post("/api/therapy-sessions",
+                          json={**SESSION_BODY, "patient_id": " pat-1"}, headers=auth)
+    assert created.status_code == 201, created.json
+    analysed = client.post("/api/therapy/analyze-session",
+                           json={"session_transcript": "\nPatient: I slept well."}, headers=auth)
+    assert analysed.status_code == 200, analysed.json
+    started = client.post("/api/clinical/start", json={"session_id": created.json["id"]},
+                          headers=auth)
+    chunk = client.post(f"/api/clinical/{started.json['clinical_session_id']}/transcript",
+                        json={"speaker": "patient", "text": " I have been sleeping better."},
+                        headers=auth)
+    assert chunk.status_code == 201, chunk.json
+
+
+def test_white_space_only_text_is_still_refused(client, auth):
+    response = client.post("/api/therapy/analyze-session",
+                           json={"session_transcript": " \n\t "}, headers=auth)
+    assert_error_shape(response, 422)
+
+
+def test_patch_without_a_body_is_400_and_changes_nothing(client, auth, make_session):
+    session = make_session()
+    response = client.patch(f"/api/therapy-sessions/{session['id']}", headers=auth)
+    assert_error_shape(response, 400)
+    assert client.get(f"/api/therapy-sessions/{session['id']}",
+                      headers=auth).json["updated_at"] == session["updated_at"]
+
+
+def test_405_names_the_allowed_methods(client, auth):
+    response = client.delete("/api/therapy-sessions", headers=auth)
+    assert_error_shape(response, 405)
+    assert set(response.headers["Allow"].replace(" ", "").split(",")) >= {"GET", "POST"}
+
+
+def test_pagination_header_is_documented_as_json(client):
+    header = client.get("/api/openapi.json").json["components"]["headers"]["PAGINATION"]
+    assert "schema" not in header
+    assert "application/json" in header["content"]
+
+
+def test_largest_documented_chunk_fits_the_body_limit(client, auth, make_session):
+    """200,000 characters, each sent as an escaped surrogate pair (12 bytes)."""
+    session = make_session()
+    started = client.post("/api/clinical/start", json={"session_id": session["id"]},
+                          headers=auth)
+    text = "\U0001f600" * 200_000
+    raw = json.dumps({"speaker": "patient", "text": text})  # ensure_ascii: \ud83d\ude00
+    assert len(raw) > 2 * 1024 * 1024
+    response = client.post(f"/api/clinical/{started.json['clinical_session_id']}/transcript",
+                           data=raw, content_type="application/json", headers=auth)
+    assert response.status_code == 201, response.json
