@@ -13,6 +13,7 @@ from schemas.clinical import (
 from services import clinical as service
 from web.auth import audit_access, current_org_id, require
 from web.idempotency import idempotent
+from web.transactions import unit_of_work
 
 blp = Blueprint("clinical", __name__, url_prefix="/api/clinical",
                 description="Live clinical sessions that end in a post-visit analysis.")
@@ -23,6 +24,7 @@ RESOURCE = "clinical_session"
 @blp.route("/start")
 class ClinicalStart(MethodView):
     @require("sessions:write")
+    @unit_of_work
     @idempotent
     @blp.arguments(ClinicalStartSchema)
     @blp.response(201, ClinicalSessionSchema)
@@ -47,6 +49,7 @@ class ClinicalSession(MethodView):
 @blp.route("/<clinical_session_id>/transcript")
 class ClinicalTranscript(MethodView):
     @require("sessions:write")
+    @unit_of_work
     @blp.arguments(TranscriptChunkInSchema)
     @blp.response(201, TranscriptChunkSchema)
     def post(self, body, clinical_session_id):
@@ -69,6 +72,7 @@ class ClinicalTranscript(MethodView):
 @blp.route("/<clinical_session_id>/stop")
 class ClinicalStop(MethodView):
     @require("sessions:write")
+    @unit_of_work
     @blp.response(202, ClinicalSessionSchema)
     def post(self, clinical_session_id):
         """Stop: the therapy session completes and its analysis is queued"""

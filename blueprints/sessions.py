@@ -14,6 +14,7 @@ from services import sessions as service
 from web.api import page_items
 from web.auth import audit_access, current_org_id, require
 from web.idempotency import idempotent
+from web.transactions import unit_of_work
 
 blp = Blueprint("therapy_sessions", __name__, url_prefix="/api",
                 description="Therapy sessions: scheduling, co-therapy and the status machine.")
@@ -41,6 +42,7 @@ class TherapySessions(MethodView):
         return items
 
     @require("sessions:write")
+    @unit_of_work
     @idempotent
     @blp.arguments(SessionCreateSchema)
     @blp.response(201, SessionSchema)
@@ -52,6 +54,7 @@ class TherapySessions(MethodView):
 @blp.route("/co-therapy-sessions")
 class CoTherapySessions(MethodView):
     @require("sessions:write")
+    @unit_of_work
     @idempotent
     @blp.arguments(CoTherapySessionCreateSchema)
     @blp.response(201, SessionSchema)
@@ -71,6 +74,7 @@ class TherapySession(MethodView):
         return session
 
     @require("sessions:write")
+    @unit_of_work
     @blp.arguments(SessionUpdateSchema)
     @blp.response(200, SessionSchema)
     def patch(self, changes, session_id):

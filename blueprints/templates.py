@@ -13,6 +13,7 @@ from services import templates as service
 from web.api import ListPage, page_items
 from web.auth import current_org_id, require
 from web.idempotency import idempotent
+from web.transactions import unit_of_work
 
 blp = Blueprint("templates", __name__, url_prefix="/api",
                 description="Built-in and clinic-owned note and assessment templates.")
@@ -28,6 +29,7 @@ class NoteTemplates(MethodView):
         return service.visible_templates(current_org_id(), kind="note")
 
     @require("templates:write")
+    @unit_of_work
     @idempotent
     @blp.arguments(TemplateCreateSchema)
     @blp.response(201, TemplateSchema)

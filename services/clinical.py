@@ -21,7 +21,7 @@ MAX_ERROR_CHARS = 500
 
 
 def start(organization_id: str, session_id: str) -> ClinicalSession:
-    with db.atomic():
+    with db.transaction():
         session = get_session(organization_id, session_id)
         active = ClinicalSession.select().where(
             (ClinicalSession.session == session) & (ClinicalSession.status == "active")).exists()
@@ -38,7 +38,7 @@ def get_clinical(organization_id: str, clinical_id: str) -> ClinicalSession:
 
 def append_chunk(clinical: ClinicalSession, speaker: str, text: str) -> TranscriptChunk:
     """Append one chunk; its `seq` is taken under the row lock, so chunks keep arrival order."""
-    with db.atomic():
+    with db.transaction():
         claimed = (ClinicalSession
                    .update(chunk_count=ClinicalSession.chunk_count + 1,
                            char_count=ClinicalSession.char_count + len(text))
@@ -72,7 +72,7 @@ def stop(clinical: ClinicalSession) -> ClinicalSession:
     # Imported here: the job module calls back into this one.
     from jobs.analysis import queue_clinical_analysis
 
-    with db.atomic():
+    with db.transaction():
         stopped = (ClinicalSession.update(status="stopped", stopped_at=utcnow())
                    .where((ClinicalSession.id == clinical.id)
                           & (ClinicalSession.status == "active")).execute())
@@ -117,7 +117,7 @@ def run_analysis(clinical_session_id: str, config: Mapping[str, Any]) -> str:
     try:
         computed = analysis.compute(clinical.organization_id,
                                     _analysis_input(clinical, therapy), config)
-        with db.atomic():
+        with db.transaction():
             stored = analysis.store(clinical.organization_id, computed, therapy,
                                     source=ANALYSIS_SOURCE)
             set_analysis_status(therapy.id, "succeeded")

@@ -33,7 +33,7 @@ def create_session(organization_id: str, data: dict[str, Any]) -> TherapySession
     """Store a new session; `co_provider_ids` present makes it a co-therapy session."""
     _check_template(organization_id, data.get("template_id"))
     co_providers = data.get("co_provider_ids") or []
-    with db.atomic():
+    with db.transaction():
         session = TherapySession.create(
             organization=organization_id,
             session_type="co_therapy" if co_providers else "individual",

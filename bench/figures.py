@@ -1,0 +1,140 @@
+"""The figures of the table, grouped by what they need running. Each group returns rows; a
+new capability adds its group here and to GROUPS."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import requests
+
+from bench import load
+from bench.table import Row
+from tests.e2e.service import PROJECT_ROOT, Client, Service, free_port
+
+SEEDED_SESSIONS = 1_000
+READ_GOAL = 0.15
+ANALYSIS_GOAL = 0.05
+LINES = (
+    "Clinician: How have things been since we last met?",
+    "Patient: Work has been stressful and I have only been sleeping about five hours.",
+    "Clinician: What did you notice when the stress peaked on Tuesday?",
+    "Patient: My mood was low, I skipped lunch and I kept replaying the meeting.",
+    "Clinician: Let's try the breathing exercise daily and keep a sleep diary this week.",
+    "Patient: Okay. My PHQ-9 at the clinic was 12 and I still take sertraline 50 mg.",
+)
+BENCH_ENV = {
+    # Limits stay on (their Redis work is part of the cost) but never trip under load.
+    "RATELIMIT_DEFAULT": "10000000 per minute", "RATELIMIT_PER_IP": "10000000 per minute",
+    "LOG_LEVEL": "WARNING",
+}
+
+
+def transcript(words: int) -> str:
+    out, count, i = [], 0, 0
+    while count < words:
+        line = LINES[i % len(LINES)]
+        out.append(line)
+        count += len(line.split())
+        i += 1
+    return "\n".join(out)
+
+
+class Hello:
+    """A Flask hello-world under the same gunicorn config."""
+
+    def __init__(self, workdir: Path) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}/"
+        env = {**os.environ, "PORT": str(self.port), "HOST": "127.0.0.1"}
+        self.process = subprocess.Popen(
+            [str(Path(sys.executable).parent / "gunicorn"), "-c", "gunicorn.conf.py",
+             "bench.hello:create_app()"], cwd=PROJECT_ROOT, env=env,
+            stdout=open(workdir / "hello.log", "ab"), stderr=subprocess.STDOUT)
+        for _ in range(100):
+            try:
+                if requests.get(self.url, timeout=1).ok:
+                    return
+            except requests.RequestException:
+                time.sleep(0.1)
+        raise RuntimeError("hello-world did not start")
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=30)
+
+
+def _paired(name: str, hello: Hello, run: Callable[[], load.LoadResult], goal: float,
+            duration_s: int, connections: int) -> Row:
+    """The hello-world run just before the figure's own, so both see the same machine."""
+    base = load.run(hello.url, duration_s=duration_s, connections=connections)
+    own = run()
+    ratio_goal = f">= {goal}x hello"
+    return Row(name, own.rps, "hello-world req/s", base.rps, "req/s", goal=ratio_goal,
+               met=(own.rps / base.rps) >= goal and own.failures == 0,
+               note=f"p50 {own.p50_ms:.1f} / p99 {own.p99_ms:.1f} ms; "
+                    f"{own.failures} failed of {own.requests}")
+
+
+def http_figures(workdir: Path, duration_s: int, connections: int) -> list[Row]:
+    service = Service(workdir / "service", extra_env=BENCH_ENV).start()
+    hello = Hello(workdir)
+    try:
+        token = service.new_admin_token("Bench Clinic")
+        client = Client(service.base, token)
+        auth = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+        body = {"patient_id": "pat-bench", "provider_id": "prov-1",
+                "session_date": "2026-11-20T15:00:00Z"}
+        with ThreadPoolExecutor(8) as pool:
+            ids = list(pool.map(
+                lambda _: Client(service.base, token).call(
+                    "POST", "/api/therapy-sessions", body).json()["id"],
+                range(SEEDED_SESSIONS)))
+        assert client.call("GET", f"/api/therapy-sessions/{ids[0]}").ok
+        base = service.base
+        runs: list[tuple[str, Callable[[], load.LoadResult], float]] = [
+            ("GET /api/therapy-sessions?page_size=20 (1,000 rows)", lambda: load.run(
+                f"{base}/api/therapy-sessions?page_size=20", headers=auth,
+                duration_s=duration_s, connections=connections), READ_GOAL),
+            ("GET /api/therapy-sessions/{id}", lambda: load.run(
+                f"{base}/api/therapy-sessions/{ids[0]}", headers=auth,
+                duration_s=duration_s, connections=connections), READ_GOAL),
+            ("POST /api/therapy-sessions", lambda: load.run(
+                f"{base}/api/therapy-sessions", method="POST", body=json.dumps(body),
+                headers=auth, duration_s=duration_s, connections=connections), READ_GOAL),
+        ]
+        for words in (1_000, 5_000):
+            payload = json.dumps({"session_transcript": transcript(words)})
+            runs.append((f"POST /api/therapy/analyze-session, {words:,} words, rules",
+                         lambda payload=payload: load.run(
+                             f"{base}/api/therapy/analyze-session", method="POST",
+                             body=payload, headers=auth, duration_s=duration_s,
+                             connections=connections), ANALYSIS_GOAL))
+        return [_paired(name, hello, run, goal, duration_s, connections)
+                for name, run, goal in runs]
+    finally:
+        hello.stop()
+        service.stop()
+
+
+GROUPS: dict[str, Callable[[Path, int, int], list[Row]]] = {
+    "http": http_figures,
+}
+
+
+def run_all(workdir: Path, *, duration_s: int, connections: int,
+            only: list[str] | None = None) -> list[Row]:
+    if not load.wrk_available():
+        raise SystemExit("bench: wrk is not installed (Debian: apt-get install wrk)")
+    rows: list[Row] = []
+    for name, group in GROUPS.items():
+        if only and name not in only:
+            continue
+        rows.extend(group(workdir / name, duration_s, connections))
+    return rows
