@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import marshmallow as ma
 from marshmallow import fields, validate
 
@@ -54,6 +56,8 @@ class RiskAssessmentSchema(ma.Schema):
 
 
 class AnalysisSchema(ma.Schema):
+    """The SPEC's response: a stored analysis's shape plus its id, provider and model."""
+
     success = fields.Boolean()
     aiTasks = fields.List(fields.Nested(TaskSchema))
     visitSummary = fields.Nested(VisitSummarySchema)
@@ -67,3 +71,11 @@ class AnalysisSchema(ma.Schema):
     model = fields.String()
     session_id = fields.String(allow_none=True)
     created_at = UTCDateTime()
+
+    @ma.pre_dump
+    def _flatten(self, analysis, **kwargs):
+        if isinstance(analysis, Mapping):
+            return analysis
+        return {"success": True, **analysis.result, "analysis_id": analysis.id,
+                "provider": analysis.provider, "model": analysis.model,
+                "session_id": analysis.session_id, "created_at": analysis.created_at}

@@ -8,8 +8,8 @@ from peewee import ModelSelect
 
 from models.base import utcnow
 from models.templates import Template
+from services.analysis.llm import section_prompt
 from services.builtin_templates import BUILTIN_TEMPLATES
-from services.llm_analyzer import section_prompt
 
 # Kinds whose sections the post-visit analyzer can follow when summarising a session.
 ANALYZER_KINDS = ("note", "assessment", "analysis")

@@ -1,4 +1,4 @@
-"""Tests for services.crisis: the transcript corpus plus targeted unit tests."""
+"""Tests for services.analysis.crisis: the transcript corpus plus targeted unit tests."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from services.crisis import (
+from services.analysis.crisis import (
     MAX_QUOTE_WORDS,
     RISK_LEVELS,
     ROLE_CLINICIAN,

@@ -1,4 +1,4 @@
-"""Organizations. Provisioning (the 16-step job) builds on `create_organization`."""
+"""Organization accounts. Provisioning (the 16-step job) builds on `create_organization`."""
 
 from __future__ import annotations
 

@@ -12,8 +12,9 @@ accepts any JSON object and always returns the full contract shape::
 
 Risk level: an unknown or missing ``riskAssessment.level`` is returned as ``None``. This module
 deliberately does not pick a level, because the right fallback depends on the transcript.
-Callers MUST pass the result through the safety floor (``services.crisis.apply_safety_floor``),
-which replaces ``None`` with the floor level derived from crisis language (or "moderate").
+Callers MUST pass the result through the safety floor
+(``services.analysis.crisis.apply_safety_floor``), which replaces ``None`` with the floor
+level derived from crisis language (or "moderate").
 
 The schemas never raise on odd values; they coerce or drop them. The only error is
 ``InvalidAnalysis``, raised when the input is not a JSON object at all.
@@ -228,7 +229,7 @@ def normalize_analysis(raw: object) -> dict:
     otherwise always returns the full shape.
 
     ``riskAssessment.level`` is None when the model gave no recognisable level; callers must
-    apply ``services.crisis.apply_safety_floor`` before using or returning the result.
+    apply ``services.analysis.crisis.apply_safety_floor`` before using or returning the result.
     """
     if not isinstance(raw, Mapping):
         raise InvalidAnalysis(f"analysis must be a JSON object, got {type(raw).__name__}")

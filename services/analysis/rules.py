@@ -1,10 +1,10 @@
 """Built-in, deterministic session analysis, used when no hosted model is configured.
 
 ``analyze_transcript`` reads a transcript with fixed rules and returns the same JSON shape the
-hosted model produces (see ``services.analysis_shape``). The same input always gives the same
+hosted model produces (see ``services.analysis.shape``). The same input always gives the same
 output. What it looks for:
 
-* risk: crisis language from ``services.crisis`` ("high"/"imminent"), otherwise "moderate"
+* risk: crisis language from ``services.analysis.crisis`` ("high"/"imminent"), otherwise "moderate"
   for softer indicators (hopelessness, worthlessness, heavy substance use, recent loss,
   isolation, firearm access, exposure to suicide), otherwise "low"; the safety floor is
   applied last;
@@ -33,7 +33,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from services.crisis import (
+from services.analysis.crisis import (
     HOMICIDAL_IDEATION,
     IMMINENT,
     ROLE_CLINICIAN,

@@ -1,7 +1,7 @@
 """Session analysis through a hosted, OpenAI-compatible chat model.
 
 ``analyze_with_llm`` redacts identifiers (unless told not to), asks the model for the analysis
-JSON described in ``services.analysis_shape``, and normalises the reply. Failures map onto a
+JSON described in ``services.analysis.shape``, and normalises the reply. Failures map onto a
 small exception family the HTTP layer turns into status codes:
 
 * ``LLMBadOutput``: the reply was not a JSON object, twice in a row (502).
@@ -10,7 +10,7 @@ small exception family the HTTP layer turns into status codes:
 
 No exception message or log line contains transcript text, context values or the API key.
 The returned ``riskAssessment.level`` may be None; callers must apply
-``services.crisis.apply_safety_floor`` before using it.
+``services.analysis.crisis.apply_safety_floor`` before using it.
 """
 
 from __future__ import annotations
@@ -24,12 +24,12 @@ from dataclasses import dataclass, field
 import openai
 from openai.types.chat import ChatCompletion
 
-from services.analysis_shape import (
+from services.analysis.redaction import PLACEHOLDERS, redact_identifiers, redact_structure
+from services.analysis.shape import (
     PRIORITIES,
     RISK_LEVELS,
     normalize_analysis,
 )
-from services.redaction import PLACEHOLDERS, redact_identifiers, redact_structure
 
 logger = logging.getLogger(__name__)
 
