@@ -28,7 +28,7 @@ from openai import OpenAI
 
 from app import create_app
 from services.analysis import crisis, redaction, rules
-from services.analysis.llm import build_messages
+from services.analysis.prompts import build_messages
 from services.organizations import create_organization
 from services.tokens import create_token
 from tests.fakes.openai_server import FakeOpenAI

@@ -8,7 +8,7 @@ from peewee import ModelSelect
 
 from models.base import utcnow
 from models.templates import Template
-from services.analysis.llm import section_prompt
+from services.analysis.prompts import section_prompt
 from services.builtin_templates import BUILTIN_TEMPLATES
 
 # Kinds whose sections the post-visit analyzer can follow when summarising a session.
