@@ -36,13 +36,15 @@ from typing import NamedTuple
 from services.analysis.crisis import (
     HOMICIDAL_IDEATION,
     IMMINENT,
+    CrisisAssessment,
+    apply_safety_floor,
+    assess_turns,
+)
+from services.analysis.transcript import (
     ROLE_CLINICIAN,
     ROLE_NOTE,
     ROLE_PATIENT,
-    CrisisAssessment,
     Turn,
-    apply_safety_floor,
-    assess_turns,
     is_negated,
     normalize_text,
     split_turns,

@@ -10,16 +10,18 @@ import pytest
 from services.analysis.crisis import (
     MAX_QUOTE_WORDS,
     RISK_LEVELS,
-    ROLE_CLINICIAN,
-    ROLE_NOTE,
-    ROLE_PATIENT,
     SIGNAL_KINDS,
     CrisisAssessment,
     CrisisSignal,
     apply_safety_floor,
     detect_crisis,
-    is_negated,
     max_level,
+)
+from services.analysis.transcript import (
+    ROLE_CLINICIAN,
+    ROLE_NOTE,
+    ROLE_PATIENT,
+    is_negated,
     split_turns,
 )
 
