@@ -8,7 +8,7 @@ import marshmallow as ma
 from marshmallow import fields, validate
 
 from schemas.common import StrictSchema, UTCDateTime
-from services.analysis import MAX_TRANSCRIPT_CHARS
+from services.limits import MAX_TRANSCRIPT_CHARS
 
 PRIORITIES = ("low", "medium", "high", "urgent")
 RISK_LEVELS = ("low", "moderate", "high", "imminent")

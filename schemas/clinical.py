@@ -6,7 +6,7 @@ import marshmallow as ma
 from marshmallow import fields, validate
 
 from schemas.common import Identifier, StrictSchema, UTCDateTime
-from services.analysis import MAX_TRANSCRIPT_CHARS
+from services.limits import MAX_TRANSCRIPT_CHARS
 
 SPEAKERS = ("clinician", "patient")
 

@@ -16,7 +16,8 @@ ANALYZER_KINDS = ("note", "assessment", "analysis")
 
 
 def ensure_builtin_templates() -> None:
-    """Insert or refresh the built-in templates (idempotent; runs with every migration)."""
+    """Insert or refresh the built-in templates (idempotent; `create_app` and `init-db` run it
+after the migrations, under their lock)."""
     for spec in BUILTIN_TEMPLATES:
         fields = {k: spec[k] for k in ("name", "kind", "format", "description", "sections")}
         updated = (Template.update(**fields, builtin=True, updated_at=utcnow())

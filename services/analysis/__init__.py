@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from services.analysis.pipeline import (
-        MAX_TRANSCRIPT_CHARS,
         PROVIDER_OPENAI,
         PROVIDER_RULES,
         RULES_MODEL,
@@ -26,6 +25,7 @@ if TYPE_CHECKING:
         llm_settings,
         store,
     )
+    from services.limits import MAX_TRANSCRIPT_CHARS
 
 __all__ = [
     "MAX_TRANSCRIPT_CHARS",
@@ -43,7 +43,10 @@ __all__ = [
 ]
 
 
+_HOMES = {"MAX_TRANSCRIPT_CHARS": "services.limits"}
+
+
 def __getattr__(name: str) -> Any:
     if name in __all__:
-        return getattr(import_module("services.analysis.pipeline"), name)
+        return getattr(import_module(_HOMES.get(name, "services.analysis.pipeline")), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

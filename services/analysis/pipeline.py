@@ -26,7 +26,6 @@ from services.templates import get_visible_template
 from services.tenancy import get_owned
 from services.usage import record_usage
 
-MAX_TRANSCRIPT_CHARS = 200_000
 RULES_MODEL = "cws-rules-1"
 PROVIDER_OPENAI, PROVIDER_RULES = "openai", "rules"
 
