@@ -5,20 +5,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import marshmallow as ma
-from marshmallow import fields, validate
+from marshmallow import fields
 
-from schemas.common import StrictSchema, UTCDateTime
+from schemas.common import NonBlank, StrictSchema, UTCDateTime
+from services.analysis.shape import PRIORITIES, RISK_LEVELS
 from services.limits import MAX_TRANSCRIPT_CHARS
-
-PRIORITIES = ("low", "medium", "high", "urgent")
-RISK_LEVELS = ("low", "moderate", "high", "imminent")
 
 
 class AnalyzeSessionSchema(StrictSchema):
-    session_transcript = fields.String(required=True, validate=[
-        validate.Length(min=1, max=MAX_TRANSCRIPT_CHARS),
-        validate.Regexp(r"\S", error="Must not be empty."),
-    ])
+    session_transcript = NonBlank(MAX_TRANSCRIPT_CHARS, min_length=1, required=True)
     vital_signs = fields.Dict(keys=fields.String(), load_default=dict)
     clinical_context = fields.Dict(keys=fields.String(), load_default=dict, metadata={
         "description": "`session_id` links the analysis to a therapy session; `template_id` "

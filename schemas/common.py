@@ -34,18 +34,16 @@ class UTCDateTime(fields.AwareDateTime):
             raise self.make_error("invalid", input=value, obj_type=self.OBJ_TYPE) from exc
 
 
-def NonBlank(max_length: int, **kwargs) -> fields.String:
+def NonBlank(max_length: int, min_length: int | None = None, **kwargs) -> fields.String:
     """A string with at least one non-space character and at most `max_length` characters."""
     return fields.String(validate=[
-        validate.Length(max=max_length),
+        validate.Length(min=min_length, max=max_length),
         validate.Regexp(r"\S", error="Must not be empty."),
     ], **kwargs)
 
 
 def Identifier(**kwargs) -> fields.String:
-    return fields.String(validate=[validate.Length(min=1, max=MAX_ID_LENGTH),
-                                   validate.Regexp(r"\S", error="Must not be empty.")],
-                         **kwargs)
+    return NonBlank(MAX_ID_LENGTH, min_length=1, **kwargs)
 
 
 NUL_MESSAGE = "Must not contain NUL characters."

@@ -1,4 +1,4 @@
-"""Templates: the built-in set, what an organization can see, and the analyzer's view of them."""
+"""Templates: the built-in set, what an organization can see, and which the analyzer follows."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from peewee import ModelSelect
 
 from models.base import utcnow
 from models.templates import Template
-from services.analysis.prompts import section_prompt
 from services.builtin_templates import BUILTIN_TEMPLATES
 
 # Kinds whose sections the post-visit analyzer can follow when summarising a session.
@@ -46,8 +45,3 @@ def get_visible_template(organization_id: str, template_id: str) -> Template | N
 def create_template(organization_id: str, data: dict[str, Any]) -> Template:
     return Template.create(organization=organization_id, builtin=False, **data)
 
-
-def section_prompts(template: Template) -> list[dict[str, str]]:
-    """What the analyzer sends to the model for each section of `template`."""
-    return [{"key": s["key"], "title": s["title"], "prompt": section_prompt(s)}
-            for s in template.sections]

@@ -42,6 +42,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from services.analysis.shape import RISK_LEVELS
 from services.analysis.transcript import (
     ACCIDENTAL_RE,
     CLAUSE_BOUNDARY_RE,
@@ -61,7 +62,6 @@ from services.analysis.transcript import (
     subject_is_patient,
 )
 
-RISK_LEVELS = ("low", "moderate", "high", "imminent")
 _LEVEL_RANK = {level: rank for rank, level in enumerate(RISK_LEVELS)}
 
 HIGH = "high"

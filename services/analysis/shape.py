@@ -160,7 +160,7 @@ class LenientNested(fields.Nested):
 
 
 # Field names mirror the JSON contract (camelCase) so loaded data needs no renaming.
-class TaskSchema(LenientSchema):
+class LenientTaskSchema(LenientSchema):
     id = TaskId()
     title = CleanString()
     description = CleanString()
@@ -192,36 +192,36 @@ class TaskList(fields.Field[list[dict[str, Any]]]):
             value = [value]
         if not isinstance(value, list):
             return []
-        schema = TaskSchema()
+        schema = LenientTaskSchema()
         items = [item for item in value if isinstance(item, Mapping)][:MAX_LIST_ITEMS]
         return _renumber([schema.load(item) for item in items])
 
 
-class VisitSummarySchema(LenientSchema):
+class LenientVisitSummarySchema(LenientSchema):
     topicsDiscussed = StringList()
     keyFindings = StringList()
     decisionsMade = StringList()
     nextSteps = StringList()
 
 
-class RiskAssessmentSchema(LenientSchema):
+class LenientRiskAssessmentSchema(LenientSchema):
     # None means "unknown": see the module docstring about the safety floor.
     level = Choice(RISK_LEVELS, None)
     summary = CleanString()
     factors = StringList()
 
 
-class AnalysisSchema(LenientSchema):
+class LenientAnalysisSchema(LenientSchema):
     aiTasks = TaskList()
-    visitSummary = LenientNested(VisitSummarySchema)
+    visitSummary = LenientNested(LenientVisitSummarySchema)
     differentialDiagnoses = StringList()
-    riskAssessment = LenientNested(RiskAssessmentSchema)
+    riskAssessment = LenientNested(LenientRiskAssessmentSchema)
     clinicalFindings = StringList()
     treatmentPlan = StringList()
     recommendations = StringList()
 
 
-_ANALYSIS_SCHEMA = AnalysisSchema()
+_ANALYSIS_SCHEMA = LenientAnalysisSchema()
 
 
 def normalize_analysis(raw: object) -> dict:
