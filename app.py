@@ -15,12 +15,12 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     """Build the app: config → logging → database → queue → api → cli."""
     import cli
     from blueprints import register
-    from jobs import redis_conn
-    from models import connection
+    from jobs import queue, redis_conn
     from models.base import db, release_connections
     from models.migrations import migrate
+    from services.templates import ensure_builtin_templates
     from web import api as web_api
-    from web import content, dashboard, limits, logs
+    from web import content, dashboard, database, limits, logs
 
     app = Flask(__name__, instance_relative_config=False)
     app.config.from_mapping(config_module.build(config))
@@ -32,8 +32,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies)
 
     logs.init_app(app)
-    connection.init_app(app)
+    database.init_app(app)
     redis_conn.init_app(app)
+    queue.init_app(app)
     content.init_app(app)
     limits.init_app(app)
     register(web_api.init_app(app))
@@ -43,7 +44,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     if app.config.get("AUTO_MIGRATE", True):
         # A fresh database works without `flask init-db` being run by hand.
         with db.connection_context():
-            migrate()
+            migrate(seed=ensure_builtin_templates)
     # Nothing opened here may be inherited by processes forked from this one (gunicorn
     # --preload workers): each opens its own connections on first use.
     release_connections()

@@ -18,9 +18,10 @@ tokens_cli = AppGroup("tokens", help="API tokens.")
 def init_db() -> None:
     """Create or migrate the schema (idempotent)."""
     from models.migrations import current_version, migrate
+    from services.templates import ensure_builtin_templates
 
     with db.connection_context():
-        applied = migrate()
+        applied = migrate(seed=ensure_builtin_templates)
         click.echo(f"schema at version {current_version()}"
                    + (f" (applied {', '.join(map(str, applied))})" if applied else ""))
 

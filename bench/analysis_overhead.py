@@ -27,8 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from openai import OpenAI
 
 from app import create_app
-from services import crisis, redaction, rules_analyzer
-from services.llm_analyzer import build_messages
+from services.analysis import crisis, redaction, rules
+from services.analysis.prompts import build_messages
 from services.organizations import create_organization
 from services.tokens import create_token
 from tests.fakes.openai_server import FakeOpenAI
@@ -131,7 +131,7 @@ def main() -> None:
             ("endpoint, rules analyzer", timed(endpoint(rules_client), n)),
             ("  redaction alone", timed(lambda: redaction.redact_identifiers(text), n)),
             ("  crisis detection alone", timed(lambda: crisis.detect_crisis(text), n)),
-            ("  rules analyzer alone", timed(lambda: rules_analyzer.analyze_transcript(text), n)),
+            ("  rules analyzer alone", timed(lambda: rules.analyze_transcript(text), n)),
         ]
     p50 = {name: statistics.median(s) for name, s in rows}
     p99 = {name: pct(s, 0.99) for name, s in rows}

@@ -31,7 +31,7 @@ class AnalyzeSession(MethodView):
         session = service.linked_session(org_id, data.clinical_context)
         analysis = service.analyze(org_id, data, current_app.config, session=session)
         audit_access("create", RESOURCE, analysis.id)
-        return service.response_body(analysis)
+        return analysis
 
 
 @blp.route("/therapy-sessions/<session_id>/analysis")
@@ -44,4 +44,4 @@ class SessionAnalysis(MethodView):
         get_session(org_id, session_id)
         analysis = service.latest_for_session(org_id, session_id)
         audit_access("read", RESOURCE, analysis.id)
-        return service.response_body(analysis)
+        return analysis

@@ -56,7 +56,4 @@ class AnalyzerTemplates(MethodView):
     @blp.paginate()
     def get(self, pagination_parameters):
         """List the templates the analyzer can follow, with the section prompts it sends"""
-        items = page_items(service.analyzer_templates(current_org_id()), pagination_parameters)
-        for item in items:
-            item.section_prompts = service.section_prompts(item)
-        return items
+        return page_items(service.analyzer_templates(current_org_id()), pagination_parameters)

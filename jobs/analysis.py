@@ -1,4 +1,5 @@
-"""The post-visit analysis job queued when a live clinical session stops."""
+"""The post-visit analysis job queued when a live clinical session stops (queued by
+`services.clinical.stop` under these functions' dotted paths)."""
 
 from __future__ import annotations
 
@@ -6,20 +7,9 @@ import logging
 
 from flask import current_app
 
-from jobs.queue import QUEUE_ANALYSIS, enqueue, job_id
-from models.clinical import ClinicalSession
 from services import clinical
 
 logger = logging.getLogger(__name__)
-MAX_ATTEMPTS = 3
-
-
-def queue_clinical_analysis(session: ClinicalSession) -> str:
-    """Queue the analysis of a stopped clinical session (inside the stop transaction)."""
-    jid = job_id("analysis", session.id)
-    enqueue(analyze_clinical_session, session.id, id=jid, queue=QUEUE_ANALYSIS,
-            max_attempts=MAX_ATTEMPTS, on_failure=clinical_analysis_failed)
-    return jid
 
 
 def analyze_clinical_session(clinical_session_id: str) -> str:

@@ -9,13 +9,12 @@ Job ids are deterministic (domain, entity, attempt), so a re-push never duplicat
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Callable
 from datetime import timedelta
 from importlib import import_module
 from typing import Any
 
-from flask import current_app
+from flask import Flask, current_app
 from redis import Redis
 from redis.exceptions import RedisError
 from rq import Queue, Retry
@@ -24,29 +23,42 @@ from rq.job import Job, JobStatus
 
 from jobs.redis_conn import get_redis
 from models.base import db, utcnow
-from models.jobs import OPEN_JOB_STATUSES, JobRecord
+from models.jobs import (
+    DEFAULT_MAX_ATTEMPTS,
+    OPEN_JOB_STATUSES,
+    QUEUE_ANALYSIS,
+    QUEUE_DEFAULT,
+    QUEUE_NAMES,
+    QUEUE_PROVISIONING,
+    QUEUE_WEBHOOKS,
+    QUEUE_WORKFLOWS,
+    JobRecord,
+    job_id,
+    job_recorded,
+    record_job,
+)
 
 logger = logging.getLogger(__name__)
 
-QUEUE_DEFAULT = "default"
-QUEUE_ANALYSIS = "analysis"
-QUEUE_WORKFLOWS = "workflows"
-QUEUE_PROVISIONING = "provisioning"
-QUEUE_WEBHOOKS = "webhooks"
-QUEUE_NAMES = (QUEUE_ANALYSIS, QUEUE_WORKFLOWS, QUEUE_PROVISIONING, QUEUE_WEBHOOKS,
-               QUEUE_DEFAULT)
-
-DEFAULT_MAX_ATTEMPTS = 3
 RETRY_INTERVALS_S = (5, 30, 120)
 JOB_TIMEOUT_S = 600
 RESULT_TTL_S = 24 * 3600
 FAILURE_TTL_S = 7 * 24 * 3600
-_UNSAFE_ID_CHARS = re.compile(r"[^A-Za-z0-9_-]")
+__all__ = [
+    "QUEUE_ANALYSIS", "QUEUE_DEFAULT", "QUEUE_NAMES", "QUEUE_PROVISIONING", "QUEUE_WEBHOOKS",
+    "QUEUE_WORKFLOWS", "enqueue", "fail", "get_queue", "init_app", "job_id", "mark", "push",
+    "resolve", "sweep",
+]
 
 
-def job_id(*parts: object) -> str:
-    """Deterministic RQ job id from its parts, e.g. job_id("analysis", session_id, attempt)."""
-    return "-".join(_UNSAFE_ID_CHARS.sub("_", str(part)) for part in parts)
+def init_app(app: Flask) -> None:
+    """Push every job recorded from now on once its transaction commits."""
+    job_recorded.connect(_push_after_commit)
+
+
+def _push_after_commit(record: JobRecord) -> None:
+    app = current_app._get_current_object()
+    db.after_commit(lambda: _push_quietly(app, record))
 
 
 def queue_name(name: str) -> str:
@@ -73,20 +85,13 @@ def enqueue(func: Callable[..., Any], *args: Any, id: str, queue: str = QUEUE_DE
     """Record the job and queue it once the surrounding transaction (if any) commits.
 
     `on_failure(*args, error)` runs once the last attempt has failed. Enqueueing the same id
-    twice is a no-op for the second call."""
-    record, created = JobRecord.get_or_create(
-        id=id,
-        defaults={"queue": queue, "func": _func_path(func), "args": list(args),
-                  "max_attempts": max_attempts,
-                  "on_failure": _func_path(on_failure) if on_failure else None},
-    )
-    if created:
-        app = current_app._get_current_object()
-        db.after_commit(lambda: _push_quietly(app, record))
-    return record
+    twice is a no-op for the second call. Services, which may not import jobs, call
+    `models.jobs.record_job` with the dotted paths instead."""
+    return record_job(_func_path(func), *args, id=id, queue=queue, max_attempts=max_attempts,
+                      on_failure=_func_path(on_failure) if on_failure else None)
 
 
-def _push_quietly(app, record: JobRecord) -> None:
+def _push_quietly(app: Flask, record: JobRecord) -> None:
     with app.app_context():
         # Commit callbacks survive the rollback of an inner savepoint: push only a row that
         # was really committed.

@@ -13,11 +13,11 @@ from rq.queue import Queue
 from jobs import queue as jobqueue
 from models.base import bind_database, db
 from models.jobs import JobRecord
+from services.limits import MAX_ERROR_CHARS
 
 logger = logging.getLogger(__name__)
 
 MAINTENANCE_INTERVAL_S = 60
-MAX_ERROR_CHARS = 500
 
 
 class AppWorker(Worker):

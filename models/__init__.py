@@ -1,1 +1,2 @@
-"""Peewee models. `ALL_MODELS` is the list the migrations and test fixtures work from."""
+"""Peewee models: `base` (the database proxy, fields, connections), then one module per domain.
+`migrations` creates their tables in numbered steps."""

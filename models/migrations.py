@@ -101,10 +101,9 @@ def _migration_lock() -> Iterator[None]:
             yield
 
 
-def migrate() -> list[int]:
-    """Apply pending migrations and refresh the built-in templates; returns versions applied."""
-    from services.templates import ensure_builtin_templates
-
+def migrate(seed: Callable[[], None] | None = None) -> list[int]:
+    """Apply pending migrations, then `seed` (e.g. the built-in templates) under the same lock;
+    returns the versions applied."""
     applied: list[int] = []
     with _migration_lock():
         db.create_tables([SchemaMigration], safe=True)
@@ -116,7 +115,8 @@ def migrate() -> list[int]:
             SchemaMigration.create(version=version, name=name)
             applied.append(version)
             logger.info("applied migration %s: %s", version, name)
-        ensure_builtin_templates()
+        if seed is not None:
+            seed()
     return applied
 
 

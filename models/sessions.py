@@ -6,6 +6,8 @@ from models.base import BaseModel, JSONField, UTCDateTimeField, new_id, utcnow
 from models.organizations import Organization
 from models.templates import Template
 
+SESSION_STATUSES = ("scheduled", "in_progress", "completed", "cancelled", "no_show")
+SESSION_TYPES = ("individual", "co_therapy")
 ANALYSIS_STATUSES = ("none", "queued", "running", "retrying", "succeeded", "failed", "skipped")
 
 

@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import marshmallow as ma
-from marshmallow import fields, validate
+from marshmallow import fields
 
-from schemas.common import HasText, StrictSchema, UTCDateTime
-from services.analysis import MAX_TRANSCRIPT_CHARS
-
-PRIORITIES = ("low", "medium", "high", "urgent")
-RISK_LEVELS = ("low", "moderate", "high", "imminent")
+from schemas.common import NonBlank, StrictSchema, UTCDateTime
+from services.analysis.shape import PRIORITIES, RISK_LEVELS
+from services.limits import MAX_TRANSCRIPT_CHARS
 
 
 class AnalyzeSessionSchema(StrictSchema):
-    session_transcript = fields.String(required=True, validate=[
-        validate.Length(min=1, max=MAX_TRANSCRIPT_CHARS),
-        HasText(),
-    ])
+    session_transcript = NonBlank(MAX_TRANSCRIPT_CHARS, min_length=1, required=True)
     vital_signs = fields.Dict(keys=fields.String(), load_default=dict)
     clinical_context = fields.Dict(keys=fields.String(), load_default=dict, metadata={
         "description": "`session_id` links the analysis to a therapy session; `template_id` "
@@ -54,6 +51,8 @@ class RiskAssessmentSchema(ma.Schema):
 
 
 class AnalysisSchema(ma.Schema):
+    """The SPEC's response: a stored analysis's shape plus its id, provider and model."""
+
     success = fields.Boolean()
     aiTasks = fields.List(fields.Nested(TaskSchema))
     visitSummary = fields.Nested(VisitSummarySchema)
@@ -67,3 +66,11 @@ class AnalysisSchema(ma.Schema):
     model = fields.String()
     session_id = fields.String(allow_none=True)
     created_at = UTCDateTime()
+
+    @ma.pre_dump
+    def _flatten(self, analysis, **kwargs):
+        if isinstance(analysis, Mapping):
+            return analysis
+        return {"success": True, **analysis.result, "analysis_id": analysis.id,
+                "provider": analysis.provider, "model": analysis.model,
+                "session_id": analysis.session_id, "created_at": analysis.created_at}

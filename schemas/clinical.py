@@ -5,8 +5,8 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import fields, validate
 
-from schemas.common import HasText, Identifier, StrictSchema, UTCDateTime
-from services.analysis import MAX_TRANSCRIPT_CHARS
+from schemas.common import Identifier, NonBlank, StrictSchema, UTCDateTime
+from services.limits import MAX_TRANSCRIPT_CHARS
 
 SPEAKERS = ("clinician", "patient")
 
@@ -17,10 +17,7 @@ class ClinicalStartSchema(StrictSchema):
 
 class TranscriptChunkInSchema(StrictSchema):
     speaker = fields.String(required=True, validate=validate.OneOf(SPEAKERS))
-    text = fields.String(required=True, validate=[
-        validate.Length(min=1, max=MAX_TRANSCRIPT_CHARS),
-        HasText(),
-    ])
+    text = NonBlank(MAX_TRANSCRIPT_CHARS, min_length=1, required=True)
 
 
 class ClinicalSessionSchema(ma.Schema):

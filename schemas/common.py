@@ -45,14 +45,14 @@ class HasText(validate.Validator):
         return value
 
 
-def NonBlank(max_length: int, **kwargs) -> fields.String:
+def NonBlank(max_length: int, min_length: int | None = None, **kwargs) -> fields.String:
     """A string with at least one non-space character and at most `max_length` characters."""
-    return fields.String(validate=[validate.Length(max=max_length), HasText()], **kwargs)
+    return fields.String(validate=[validate.Length(min=min_length, max=max_length), HasText()],
+                         **kwargs)
 
 
 def Identifier(**kwargs) -> fields.String:
-    return fields.String(validate=[validate.Length(min=1, max=MAX_ID_LENGTH), HasText()],
-                         **kwargs)
+    return NonBlank(MAX_ID_LENGTH, min_length=1, **kwargs)
 
 
 NUL_MESSAGE = "Must not contain NUL characters."

@@ -5,10 +5,9 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import fields, validate
 
-from models.sessions import ANALYSIS_STATUSES
+from models.sessions import ANALYSIS_STATUSES, SESSION_STATUSES, SESSION_TYPES
 from schemas.common import Identifier, InputSchema, NonBlank, StrictSchema, UTCDateTime
 
-SESSION_STATUSES = ("scheduled", "in_progress", "completed", "cancelled", "no_show")
 MIN_DURATION, MAX_DURATION, DEFAULT_DURATION = 1, 480, 50
 MAX_LIST_ITEMS, MAX_ITEM_CHARS = 50, 2000
 MIN_CO_PROVIDERS, MAX_CO_PROVIDERS = 1, 4
@@ -90,7 +89,7 @@ class SessionSchema(ma.Schema):
     patient_id = fields.String()
     provider_id = fields.String()
     co_provider_ids = fields.List(fields.String())
-    session_type = fields.String(metadata={"enum": ["individual", "co_therapy"]})
+    session_type = fields.String(metadata={"enum": list(SESSION_TYPES)})
     template_id = fields.String(allow_none=True)
     session_date = UTCDateTime()
     duration_minutes = fields.Integer()

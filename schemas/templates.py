@@ -7,6 +7,7 @@ from marshmallow import fields, validate
 
 from models.templates import TEMPLATE_KINDS
 from schemas.common import InputSchema, NonBlank, StrictSchema, UTCDateTime
+from services.analysis.prompts import section_prompt
 
 MAX_SECTIONS = 40
 SECTION_KEY = r"^[a-z][a-z0-9_]{0,62}$"
@@ -51,11 +52,18 @@ class TemplateSchema(ma.Schema):
 class SectionPromptSchema(ma.Schema):
     key = fields.String()
     title = fields.String()
-    prompt = fields.String()
+    prompt = fields.Function(section_prompt, metadata={"type": "string"})
+
+
+class _SectionPrompts(fields.List):
+    """What the analyzer sends to the model for each of the template's `sections`."""
+
+    def get_value(self, obj, attr, accessor=None, default=ma.missing):
+        return super().get_value(obj, "sections", accessor, default)
 
 
 class AnalyzerTemplateSchema(TemplateSchema):
-    section_prompts = fields.List(fields.Nested(SectionPromptSchema))
+    section_prompts = _SectionPrompts(fields.Nested(SectionPromptSchema))
 
 
 class TemplateQuerySchema(InputSchema):

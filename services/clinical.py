@@ -8,16 +8,20 @@ from typing import Any
 
 from models.base import db, utcnow
 from models.clinical import ClinicalSession, TranscriptChunk
+from models.jobs import QUEUE_ANALYSIS, job_id, record_job
 from models.sessions import TherapySession
 from services import analysis
-from services.analysis import MAX_TRANSCRIPT_CHARS
 from services.errors import Conflict
+from services.limits import MAX_ERROR_CHARS, MAX_TRANSCRIPT_CHARS
 from services.sessions import get_session, set_status
 from services.tenancy import get_owned
 
 SPEAKER_LABELS = {"clinician": "Clinician", "patient": "Patient"}
 ANALYSIS_SOURCE = "clinical_session"
-MAX_ERROR_CHARS = 500
+# The job and its final-failure hook, by dotted path: the job module imports this one.
+ANALYSIS_JOB = "jobs.analysis.analyze_clinical_session"
+ANALYSIS_FAILED_HOOK = "jobs.analysis.clinical_analysis_failed"
+ANALYSIS_MAX_ATTEMPTS = 3
 
 
 def start(organization_id: str, session_id: str) -> ClinicalSession:
@@ -69,9 +73,6 @@ def transcript_text(clinical: ClinicalSession) -> str:
 def stop(clinical: ClinicalSession) -> ClinicalSession:
     """Stop, complete the therapy session and queue the analysis — one transaction, so the
     job exists exactly when the stop is recorded."""
-    # Imported here: the job module calls back into this one.
-    from jobs.analysis import queue_clinical_analysis
-
     with db.transaction():
         stopped = (ClinicalSession.update(status="stopped", stopped_at=utcnow())
                    .where((ClinicalSession.id == clinical.id)
@@ -83,10 +84,18 @@ def stop(clinical: ClinicalSession) -> ClinicalSession:
         if clinical.chunk_count == 0:
             set_analysis_status(clinical.session_id, "skipped")
         else:
-            clinical.analysis_job_id = queue_clinical_analysis(clinical)
+            clinical.analysis_job_id = _queue_analysis(clinical)
             clinical.save()
             set_analysis_status(clinical.session_id, "queued")
     return clinical
+
+
+def _queue_analysis(clinical: ClinicalSession) -> str:
+    """Record the analysis job inside the stop transaction; returns its id."""
+    jid = job_id("analysis", clinical.id)
+    record_job(ANALYSIS_JOB, clinical.id, id=jid, queue=QUEUE_ANALYSIS,
+               max_attempts=ANALYSIS_MAX_ATTEMPTS, on_failure=ANALYSIS_FAILED_HOOK)
+    return jid
 
 
 def set_analysis_status(session_id: str, status: str, error: str | None = None) -> None:

@@ -7,7 +7,7 @@ from typing import Any
 from peewee import ModelSelect
 
 from models.base import db, utcnow
-from models.sessions import TherapySession
+from models.sessions import SESSION_STATUSES, TherapySession
 from services.errors import Conflict, Unprocessable
 from services.templates import get_visible_template
 from services.tenancy import get_owned
@@ -22,6 +22,7 @@ TRANSITIONS: dict[str, frozenset[str]] = {
     "no_show": frozenset(),
 }
 FINAL_STATUSES = frozenset(s for s, nxt in TRANSITIONS.items() if not nxt)
+assert set(TRANSITIONS) == set(SESSION_STATUSES), "every status has its transitions"
 
 
 def _check_template(organization_id: str, template_id: str | None) -> None:

@@ -1,4 +1,4 @@
-"""Templates: the built-in set, what an organization can see, and the analyzer's view of them."""
+"""Templates: the built-in set, what an organization can see, and which the analyzer follows."""
 
 from __future__ import annotations
 
@@ -9,14 +9,14 @@ from peewee import ModelSelect
 from models.base import utcnow
 from models.templates import Template
 from services.builtin_templates import BUILTIN_TEMPLATES
-from services.llm_analyzer import section_prompt
 
 # Kinds whose sections the post-visit analyzer can follow when summarising a session.
 ANALYZER_KINDS = ("note", "assessment", "analysis")
 
 
 def ensure_builtin_templates() -> None:
-    """Insert or refresh the built-in templates (idempotent; runs with every migration)."""
+    """Insert or refresh the built-in templates (idempotent; `create_app` and `init-db` run it
+after the migrations, under their lock)."""
     for spec in BUILTIN_TEMPLATES:
         fields = {k: spec[k] for k in ("name", "kind", "format", "description", "sections")}
         updated = (Template.update(**fields, builtin=True, updated_at=utcnow())
@@ -45,8 +45,3 @@ def get_visible_template(organization_id: str, template_id: str) -> Template | N
 def create_template(organization_id: str, data: dict[str, Any]) -> Template:
     return Template.create(organization=organization_id, builtin=False, **data)
 
-
-def section_prompts(template: Template) -> list[dict[str, str]]:
-    """What the analyzer sends to the model for each section of `template`."""
-    return [{"key": s["key"], "title": s["title"], "prompt": section_prompt(s)}
-            for s in template.sections]

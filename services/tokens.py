@@ -11,6 +11,7 @@ from datetime import datetime, timedelta
 
 from models.base import utcnow
 from models.tokens import ApiToken
+from services.errors import Unprocessable
 
 TOKEN_PREFIX = "cws_"  # noqa: S105 (a public prefix, not a secret)
 TOKEN_BYTES = 32
@@ -47,8 +48,8 @@ class Identity:
         return scope in self.scopes or (ADMIN_SCOPE in self.scopes and scope in ORG_SCOPES)
 
 
-class TokenError(ValueError):
-    pass
+class TokenError(Unprocessable):
+    """The token cannot be made as asked (unknown scope, no scope)."""
 
 
 def hash_token(token: str) -> str:

@@ -1,6 +1,6 @@
 import pytest
 
-from services.analysis_shape import (
+from services.analysis.shape import (
     MAX_LIST_ITEMS,
     MAX_STRING_CHARS,
     PRIORITIES,

@@ -1,4 +1,4 @@
-"""Tests for services.crisis: the transcript corpus plus targeted unit tests."""
+"""Tests for services.analysis.crisis: the transcript corpus plus targeted unit tests."""
 
 from __future__ import annotations
 
@@ -7,19 +7,21 @@ from pathlib import Path
 
 import pytest
 
-from services.crisis import (
+from services.analysis.crisis import (
     MAX_QUOTE_WORDS,
     RISK_LEVELS,
-    ROLE_CLINICIAN,
-    ROLE_NOTE,
-    ROLE_PATIENT,
     SIGNAL_KINDS,
     CrisisAssessment,
     CrisisSignal,
     apply_safety_floor,
     detect_crisis,
-    is_negated,
     max_level,
+)
+from services.analysis.transcript import (
+    ROLE_CLINICIAN,
+    ROLE_NOTE,
+    ROLE_PATIENT,
+    is_negated,
     split_turns,
 )
 

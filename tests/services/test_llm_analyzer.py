@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from services.llm_analyzer import (
+from services.analysis.llm import (
     LLMAnalysisError,
     LLMBadOutput,
     LLMSettings,

@@ -2,7 +2,7 @@ import time
 
 import pytest
 
-from services.redaction import PLACEHOLDERS, redact_identifiers, redact_structure
+from services.analysis.redaction import PLACEHOLDERS, redact_identifiers, redact_structure
 
 # Generous bound: the patterns take well under 0.2 s here; this guards against accidental
 # quadratic backtracking, which would take tens of seconds.

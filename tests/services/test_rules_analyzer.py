@@ -1,4 +1,4 @@
-"""Tests for services.rules_analyzer: output shape, determinism, the corpus expectations in
+"""Tests for services.analysis.rules: output shape, determinism, the corpus expectations in
 transcripts/manifest.json, and targeted rules (screener bands, medications, tasks, ...)."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from services.crisis import RISK_LEVELS, detect_crisis
-from services.rules_analyzer import analyze_transcript
+from services.analysis.crisis import RISK_LEVELS, detect_crisis
+from services.analysis.rules import analyze_transcript
 
 CORPUS = Path(__file__).parent / "transcripts"
 MANIFEST = json.loads((CORPUS / "manifest.json").read_text(encoding="utf-8"))["transcripts"]

@@ -197,3 +197,82 @@ def redact_structure(value: object) -> tuple[object, dict[str, int]]:
         return item
 
     return walk(value), counts
+
+
+# Context keys (compared lower-case with separators removed) whose values are identifiers.
+# They are dropped outright: redacting a bare name is not possible with patterns.
+IDENTIFIER_KEYS = frozenset(
+    {
+        "name",
+        "patientname",
+        "clientname",
+        "firstname",
+        "lastname",
+        "middlename",
+        "fullname",
+        "preferredname",
+        "guardianname",
+        "emergencycontact",
+        "phone",
+        "phonenumber",
+        "mobile",
+        "telephone",
+        "email",
+        "emailaddress",
+        "address",
+        "streetaddress",
+        "homeaddress",
+        "dob",
+        "dateofbirth",
+        "birthdate",
+        "birthday",
+        "mrn",
+        "medicalrecordnumber",
+        "patientid",
+        "clientid",
+        "ssn",
+        "socialsecuritynumber",
+        "insuranceid",
+        "memberid",
+    }
+)
+_KEY_SEPARATORS = re.compile(r"[\s_\-.]+")
+
+
+def _is_identifier_key(key: object) -> bool:
+    return isinstance(key, str) and _KEY_SEPARATORS.sub("", key).lower() in IDENTIFIER_KEYS
+
+
+def _drop_identifier_keys(value: object) -> object:
+    if isinstance(value, dict):
+        return {
+            key: _drop_identifier_keys(item)
+            for key, item in value.items()
+            if not _is_identifier_key(key)
+        }
+    if isinstance(value, list | tuple):
+        return [_drop_identifier_keys(item) for item in value]
+    return value
+
+
+def _add_counts(total: dict[str, int], more: dict[str, int]) -> None:
+    for kind, number in more.items():
+        total[kind] = total.get(kind, 0) + number
+
+
+def redact_inputs(
+    transcript: str, clinical_context: dict | None, vital_signs: dict | None
+) -> tuple[str, dict | None, dict | None, dict[str, int]]:
+    """The transcript redacted, and the context and vital signs without identifier keys and
+    with identifiers redacted in their values; plus the counts of what was replaced."""
+    transcript, counts = redact_identifiers(transcript)
+    cleaned: list[dict | None] = []
+    for extra in (clinical_context, vital_signs):
+        if extra is None:
+            cleaned.append(None)
+            continue
+        redacted, found = redact_structure(_drop_identifier_keys(extra))
+        _add_counts(counts, found)
+        # A dict always comes back as a dict; anything else is dropped rather than sent as-is.
+        cleaned.append(redacted if isinstance(redacted, dict) else None)
+    return transcript, cleaned[0], cleaned[1], counts

@@ -12,8 +12,9 @@ accepts any JSON object and always returns the full contract shape::
 
 Risk level: an unknown or missing ``riskAssessment.level`` is returned as ``None``. This module
 deliberately does not pick a level, because the right fallback depends on the transcript.
-Callers MUST pass the result through the safety floor (``services.crisis.apply_safety_floor``),
-which replaces ``None`` with the floor level derived from crisis language (or "moderate").
+Callers MUST pass the result through the safety floor
+(``services.analysis.crisis.apply_safety_floor``), which replaces ``None`` with the floor
+level derived from crisis language (or "moderate").
 
 The schemas never raise on odd values; they coerce or drop them. The only error is
 ``InvalidAnalysis``, raised when the input is not a JSON object at all.
@@ -159,7 +160,7 @@ class LenientNested(fields.Nested):
 
 
 # Field names mirror the JSON contract (camelCase) so loaded data needs no renaming.
-class TaskSchema(LenientSchema):
+class LenientTaskSchema(LenientSchema):
     id = TaskId()
     title = CleanString()
     description = CleanString()
@@ -191,36 +192,36 @@ class TaskList(fields.Field[list[dict[str, Any]]]):
             value = [value]
         if not isinstance(value, list):
             return []
-        schema = TaskSchema()
+        schema = LenientTaskSchema()
         items = [item for item in value if isinstance(item, Mapping)][:MAX_LIST_ITEMS]
         return _renumber([schema.load(item) for item in items])
 
 
-class VisitSummarySchema(LenientSchema):
+class LenientVisitSummarySchema(LenientSchema):
     topicsDiscussed = StringList()
     keyFindings = StringList()
     decisionsMade = StringList()
     nextSteps = StringList()
 
 
-class RiskAssessmentSchema(LenientSchema):
+class LenientRiskAssessmentSchema(LenientSchema):
     # None means "unknown": see the module docstring about the safety floor.
     level = Choice(RISK_LEVELS, None)
     summary = CleanString()
     factors = StringList()
 
 
-class AnalysisSchema(LenientSchema):
+class LenientAnalysisSchema(LenientSchema):
     aiTasks = TaskList()
-    visitSummary = LenientNested(VisitSummarySchema)
+    visitSummary = LenientNested(LenientVisitSummarySchema)
     differentialDiagnoses = StringList()
-    riskAssessment = LenientNested(RiskAssessmentSchema)
+    riskAssessment = LenientNested(LenientRiskAssessmentSchema)
     clinicalFindings = StringList()
     treatmentPlan = StringList()
     recommendations = StringList()
 
 
-_ANALYSIS_SCHEMA = AnalysisSchema()
+_ANALYSIS_SCHEMA = LenientAnalysisSchema()
 
 
 def normalize_analysis(raw: object) -> dict:
@@ -228,7 +229,7 @@ def normalize_analysis(raw: object) -> dict:
     otherwise always returns the full shape.
 
     ``riskAssessment.level`` is None when the model gave no recognisable level; callers must
-    apply ``services.crisis.apply_safety_floor`` before using or returning the result.
+    apply ``services.analysis.crisis.apply_safety_floor`` before using or returning the result.
     """
     if not isinstance(raw, Mapping):
         raise InvalidAnalysis(f"analysis must be a JSON object, got {type(raw).__name__}")

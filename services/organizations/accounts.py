@@ -1,4 +1,4 @@
-"""Organizations. Provisioning (the 16-step job) builds on `create_organization`."""
+"""Organization accounts. Provisioning (the 16-step job) builds on `create_organization`."""
 
 from __future__ import annotations
 
@@ -6,13 +6,14 @@ import re
 import secrets
 
 from models.organizations import Organization
+from services.errors import Conflict
 
 SLUG_MAX = 63
 _NON_SLUG = re.compile(r"[^a-z0-9]+")
 
 
-class SlugTaken(ValueError):
-    pass
+class SlugTaken(Conflict):
+    """Another organization already has this slug."""
 
 
 def slugify(name: str) -> str:

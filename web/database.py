@@ -1,4 +1,5 @@
-"""Binding the database proxy to the app and the connection per request."""
+"""Binding the database proxy to the app, and a connection per request (503 when the database
+is down)."""
 
 from __future__ import annotations
 

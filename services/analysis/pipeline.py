@@ -14,19 +14,18 @@ from typing import Any
 from models.analyses import SessionAnalysis
 from models.base import db, utcnow
 from models.sessions import TherapySession
-from services import crisis, rules_analyzer
-from services.errors import NotFound, Unprocessable, UpstreamFailure
-from services.llm_analyzer import (
+from services.analysis import crisis, rules
+from services.analysis.llm import (
     LLMAnalysisError,
     LLMSettings,
     LLMTimeout,
     analyze_with_llm,
 )
+from services.errors import NotFound, Unprocessable, UpstreamFailure
 from services.templates import get_visible_template
 from services.tenancy import get_owned
 from services.usage import record_usage
 
-MAX_TRANSCRIPT_CHARS = 200_000
 RULES_MODEL = "cws-rules-1"
 PROVIDER_OPENAI, PROVIDER_RULES = "openai", "rules"
 
@@ -109,7 +108,7 @@ def compute(organization_id: str, data: AnalysisInput, config: Mapping[str, Any]
     settings = llm_settings(config)
     if settings is None:
         # The rules analyzer raises its risk to the same floor from the same detection.
-        result = rules_analyzer.analyze_transcript(
+        result = rules.analyze_transcript(
             data.transcript, data.clinical_context, data.vital_signs)
         return ComputedAnalysis(result, PROVIDER_RULES, RULES_MODEL, 0, 0)
     result, model, prompt_tokens, completion_tokens = _run_model(settings, data, sections)
@@ -145,13 +144,6 @@ def analyze(organization_id: str, data: AnalysisInput, config: Mapping[str, Any]
             session: TherapySession | None = None, source: str = "api") -> SessionAnalysis:
     """Analyse a transcript and store the result."""
     return store(organization_id, compute(organization_id, data, config), session, source)
-
-
-def response_body(analysis: SessionAnalysis) -> dict[str, Any]:
-    """The SPEC's response: the analysis shape plus its id, provider and model."""
-    return {"success": True, **analysis.result, "analysis_id": analysis.id,
-            "provider": analysis.provider, "model": analysis.model,
-            "session_id": analysis.session_id, "created_at": analysis.created_at}
 
 
 def latest_for_session(organization_id: str, session_id: str) -> SessionAnalysis:

@@ -1,0 +1,1 @@
+"""Billing: plans, invoices and the payment provider (Stripe)."""

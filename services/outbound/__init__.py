@@ -1,0 +1,1 @@
+"""Outbound webhooks: delivery, signing and the addresses they may go to."""

@@ -1,0 +1,1 @@
+"""Voice intake: calls, their transcripts and the voice webhook."""

@@ -1,0 +1,1 @@
+"""Workflows: the engine, its nodes and conditions, and the FHIR mapping."""
