@@ -4,9 +4,10 @@ from flask import current_app
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
-from schemas.analysis import AnalysisSchema, AnalyzeSessionSchema
+from schemas.analysis import AnalysisSchema, AnalysisSourceQuerySchema, AnalyzeSessionSchema
 from services import analysis as service
 from services.sessions import get_session
+from web.api import page_items
 from web.auth import audit_access, current_org_id, require
 
 blp = Blueprint("analysis", __name__, url_prefix="/api",
@@ -37,11 +38,28 @@ class AnalyzeSession(MethodView):
 @blp.route("/therapy-sessions/<session_id>/analysis")
 class SessionAnalysis(MethodView):
     @require("sessions:read")
+    @blp.arguments(AnalysisSourceQuerySchema, location="query")
     @blp.response(200, AnalysisSchema)
-    def get(self, session_id):
-        """The latest analysis of a session"""
+    def get(self, query, session_id):
+        """The session's newest analysis (`?source=clinical_session` for the live session's)"""
         org_id = current_org_id()
-        get_session(org_id, session_id)
-        analysis = service.latest_for_session(org_id, session_id)
+        session = get_session(org_id, session_id)
+        analysis = service.latest_for_session(org_id, session, query.get("source"))
         audit_access("read", RESOURCE, analysis.id)
         return analysis
+
+
+@blp.route("/therapy-sessions/<session_id>/analyses")
+class SessionAnalyses(MethodView):
+    @require("sessions:read")
+    @blp.arguments(AnalysisSourceQuerySchema, location="query")
+    @blp.response(200, AnalysisSchema(many=True))
+    @blp.paginate()
+    def get(self, query, session_id, pagination_parameters):
+        """Every analysis of the session, newest first"""
+        org_id = current_org_id()
+        get_session(org_id, session_id)
+        items = page_items(service.analyses_for_session(org_id, session_id, query.get("source")),
+                           pagination_parameters)
+        audit_access("list", RESOURCE, *(a.id for a in items))
+        return items

@@ -28,6 +28,8 @@ class TherapySession(BaseModel):
     analysis_status = CharField(max_length=20, default="none")
     analysis_error = TextField(null=True)
     latest_analysis_id = CharField(max_length=40, null=True)
+    # The live clinical session running now, so a client that lost its id can find it.
+    active_clinical_session_id = CharField(max_length=40, null=True)
     created_at = UTCDateTimeField(default=utcnow)
     updated_at = UTCDateTimeField(default=utcnow)
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import marshmallow as ma
-from marshmallow import fields
+from marshmallow import fields, validate
 
-from schemas.common import NonBlank, StrictSchema, UTCDateTime
+from models.analyses import ANALYSIS_SOURCES
+from schemas.common import InputSchema, NonBlank, StrictSchema, UTCDateTime
 from services.analysis.shape import PRIORITIES, RISK_LEVELS
 from services.limits import MAX_TRANSCRIPT_CHARS
 
@@ -25,6 +26,12 @@ class AnalyzeSessionSchema(StrictSchema):
         for key in ("session_id", "template_id"):
             if key in value and not isinstance(value[key], str):
                 raise ma.ValidationError(f"{key} must be a string.")
+
+
+class AnalysisSourceQuerySchema(InputSchema):
+    source = fields.String(validate=validate.OneOf(ANALYSIS_SOURCES), metadata={
+        "description": "`clinical_session`: made when a live clinical session stopped; "
+                       "`api`: made by POST /api/therapy/analyze-session."})
 
 
 class TaskSchema(ma.Schema):
@@ -65,6 +72,7 @@ class AnalysisSchema(ma.Schema):
     provider = fields.String(metadata={"enum": ["openai", "rules"]})
     model = fields.String()
     session_id = fields.String(allow_none=True)
+    source = fields.String(metadata={"enum": list(ANALYSIS_SOURCES)})
     created_at = UTCDateTime()
 
     @ma.pre_dump
@@ -73,4 +81,5 @@ class AnalysisSchema(ma.Schema):
             return analysis
         return {"success": True, **analysis.result, "analysis_id": analysis.id,
                 "provider": analysis.provider, "model": analysis.model,
-                "session_id": analysis.session_id, "created_at": analysis.created_at}
+                "session_id": analysis.session_id, "source": analysis.source,
+                "created_at": analysis.created_at}

@@ -100,7 +100,11 @@ class SessionSchema(ma.Schema):
         "enum": list(ANALYSIS_STATUSES),
         "description": "State of the analysis queued when a live clinical session stopped."})
     analysis_error = fields.String(dump_only=True, allow_none=True)
-    latest_analysis_id = fields.String(dump_only=True, allow_none=True)
+    latest_analysis_id = fields.String(dump_only=True, allow_none=True, metadata={
+        "description": "The newest analysis of the session, from any source; every one is "
+                       "listed at GET /api/therapy-sessions/{id}/analyses."})
+    active_clinical_session_id = fields.String(dump_only=True, allow_none=True, metadata={
+        "description": "The live clinical session running now (null when none)."})
     created_at = UTCDateTime(dump_only=True)
     updated_at = UTCDateTime(dump_only=True)
 

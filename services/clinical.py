@@ -33,7 +33,10 @@ def start(organization_id: str, session_id: str) -> ClinicalSession:
             raise Conflict("This session already has an active clinical session.")
         if session.status != "in_progress":
             set_status(session, "in_progress")
-        return ClinicalSession.create(organization=organization_id, session=session)
+        clinical = ClinicalSession.create(organization=organization_id, session=session)
+        (TherapySession.update(active_clinical_session_id=clinical.id, updated_at=utcnow())
+         .where(TherapySession.id == session.id).execute())
+        return clinical
 
 
 def get_clinical(organization_id: str, clinical_id: str) -> ClinicalSession:
@@ -80,6 +83,8 @@ def stop(clinical: ClinicalSession) -> ClinicalSession:
         if not stopped:
             raise Conflict("The clinical session has already stopped.")
         clinical = ClinicalSession.get_by_id(clinical.id)
+        (TherapySession.update(active_clinical_session_id=None)
+         .where(TherapySession.id == clinical.session_id).execute())
         set_status(TherapySession.get_by_id(clinical.session_id), "completed")
         if clinical.chunk_count == 0:
             set_analysis_status(clinical.session_id, "skipped")

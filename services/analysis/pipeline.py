@@ -146,12 +146,26 @@ def analyze(organization_id: str, data: AnalysisInput, config: Mapping[str, Any]
     return store(organization_id, compute(organization_id, data, config), session, source)
 
 
-def latest_for_session(organization_id: str, session_id: str) -> SessionAnalysis:
-    analysis = (SessionAnalysis.select()
-                .where((SessionAnalysis.organization == organization_id)
-                       & (SessionAnalysis.session == session_id))
-                .order_by(SessionAnalysis.created_at.desc(), SessionAnalysis.id.desc())
-                .first())
-    if analysis is None:
-        raise NotFound("This session has no analysis yet.")
-    return analysis
+def analyses_for_session(organization_id: str, session_id: str, source: str | None = None):
+    """Every analysis of a session, newest first (`source`: `api` or `clinical_session`)."""
+    query = (SessionAnalysis.select()
+             .where((SessionAnalysis.organization == organization_id)
+                    & (SessionAnalysis.session == session_id))
+             .order_by(SessionAnalysis.created_at.desc(), SessionAnalysis.id.desc()))
+    if source:
+        query = query.where(SessionAnalysis.source == source)
+    return query
+
+
+def latest_for_session(organization_id: str, session: TherapySession,
+                       source: str | None = None) -> SessionAnalysis:
+    """The newest analysis of the session (of that source when given); a 404 that says why
+    when there is none (never run, or skipped because the live session had no transcript)."""
+    analysis = analyses_for_session(organization_id, session.id, source).first()
+    if analysis is not None:
+        return analysis
+    if session.analysis_status == "skipped" and source != "api":
+        raise NotFound("The analysis was skipped: the live clinical session ended with no "
+                       "transcript.", extra={"analysis_status": "skipped"})
+    raise NotFound("This session has no analysis yet.",
+                   extra={"analysis_status": session.analysis_status})
