@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import secrets
+import time
 from datetime import UTC, datetime
 from typing import Any
 
 from peewee import DatabaseProxy, DateTimeField, Model, PostgresqlDatabase, TextField
-from playhouse.db_url import connect
+from playhouse.db_url import connect, parse
+from playhouse.pool import PooledPostgresqlDatabase
 
 db = DatabaseProxy()
 
@@ -36,6 +38,39 @@ POOL_STALE_TIMEOUT_S = 300
 POOL_WAIT_TIMEOUT_S = 10
 
 
+# A pooled PostgreSQL connection given back this recently is handed out again without the
+# `SELECT 1` round trip that proves it alive (one of a request's few round trips).
+POOL_TRUST_RECENT_S = 5.0
+
+
+class PooledPostgres(PooledPostgresqlDatabase):
+    """Peewee's pool, minus the liveness round trip for a connection that was in use a moment
+    ago. A connection the server dropped while idle for longer is still caught at checkout; one
+    dropped in the last few seconds fails its request once and is then discarded (its
+    transaction status is no longer idle)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._returned_at: dict[int, float] = {}
+
+    def _close(self, conn, close_conn=False):
+        self._returned_at[id(conn)] = time.monotonic()
+        super()._close(conn, close_conn)
+
+    def _close_raw(self, conn):
+        self._returned_at.pop(id(conn), None)
+        return super()._close_raw(conn)
+
+    def _is_closed(self, conn) -> bool:
+        if conn.closed:
+            return True
+        returned = self._returned_at.get(id(conn))
+        if (returned is not None and time.monotonic() - returned < POOL_TRUST_RECENT_S
+                and conn.get_transaction_status() == 0):  # psycopg2 TRANSACTION_STATUS_IDLE
+            return False
+        return super()._is_closed(conn)
+
+
 def open_database(url: str, pooled: bool = False):
     """A Peewee database for `url` (sqlite:///path or postgresql://…).
 
@@ -59,6 +94,8 @@ def open_database(url: str, pooled: bool = False):
             # The pool hands a connection to whichever thread asks next (gunicorn threads,
             # `flask run`); the pool itself guarantees one user at a time.
             options["check_same_thread"] = False
+    elif pooled and scheme.startswith("postgres"):
+        return PooledPostgres(**{**parse(url), **options})
     return connect(url, **options)
 
 
