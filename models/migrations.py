@@ -82,7 +82,7 @@ def _m002_clinical_analysis() -> None:
                          "latest_analysis_id")
 
 
-def _m006_active_clinical_session() -> None:
+def _m003_active_clinical_session() -> None:
     _add_missing_columns(TherapySession, "active_clinical_session_id")
 
 
@@ -90,7 +90,7 @@ MIGRATIONS: tuple[tuple[int, str, Callable[[], None]], ...] = (
     (1, "organizations, tokens, audit log, templates, therapy sessions, jobs, usage",
      _m001_foundation),
     (2, "session analyses and live clinical sessions", _m002_clinical_analysis),
-    (6, "the active clinical session on its therapy session", _m006_active_clinical_session),
+    (3, "the active clinical session on its therapy session", _m003_active_clinical_session),
 )
 
 
