@@ -6,7 +6,8 @@ import os
 
 bind = f"{os.environ.get('HOST', '127.0.0.1')}:{os.environ.get('PORT', '8000')}"
 workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
-worker_class = "gthread"
+# gthread, answering the errors gunicorn handles itself in the API's JSON shape.
+worker_class = "web.server_worker.JSONErrorThreadWorker"
 threads = int(os.environ.get("WEB_THREADS", "4"))
 # The master builds the app once, so it alone owns the embedded Redis server; each worker
 # opens its own database connections after fork (the app factory releases the master's).

@@ -45,10 +45,16 @@ class HasText(validate.Validator):
         return value
 
 
+# HasText in the OpenAPI document: JSON Schema patterns are unanchored searches, so this says
+# "contains a character that is neither white space nor NUL" and no NUL anywhere.
+HAS_TEXT_PATTERN = "^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$"
+
+
 def NonBlank(max_length: int, min_length: int | None = None, **kwargs) -> fields.String:
     """A string with at least one non-space character and at most `max_length` characters."""
+    metadata = {"pattern": HAS_TEXT_PATTERN, **kwargs.pop("metadata", {})}
     return fields.String(validate=[validate.Length(min=min_length, max=max_length), HasText()],
-                         **kwargs)
+                         metadata=metadata, **kwargs)
 
 
 def Identifier(**kwargs) -> fields.String:

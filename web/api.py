@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import marshmallow as ma
 from flask import Flask, send_from_directory
 from flask_smorest import Api, Page
+from flask_smorest.error_handler import ErrorSchema as BaseErrorSchema
 from flask_smorest.pagination import PaginationMetadataSchema, PaginationParameters
 from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
@@ -35,8 +37,18 @@ def _validation_summary(errors) -> str:
     return "; ".join(line for messages in errors.values() for line in _field_errors(messages))
 
 
+class ErrorSchema(BaseErrorSchema):
+    """flask-smorest's error shape; some errors add a field that says more (e.g.
+    `analysis_status` on a missing analysis, `success: false` from the analysis)."""
+
+    class Meta:
+        unknown = ma.INCLUDE
+
+
 class ServiceApi(Api):
     """Api whose error payload always carries `code`, `status` and `message`."""
+
+    ERROR_SCHEMA = ErrorSchema
 
     def handle_http_exception(self, error: HTTPException):
         payload, code, headers = super().handle_http_exception(error)

@@ -46,6 +46,8 @@ def init_app(app: Flask) -> None:
     def _require_json_body() -> None:
         if request.method not in BODY_METHODS or not request.path.startswith(API_PREFIX):
             return
+        if request.routing_exception is not None:
+            return  # 404/405 come first: there is no operation to take a body
         has_body = bool(request.content_length) or bool(request.headers.get("Transfer-Encoding"))
         if not has_body and request.method in BODIES_REQUIRED:
             abort(400, message="A JSON body is required.")

@@ -1,0 +1,58 @@
+"""gunicorn's threaded worker with the API's error shape for the errors gunicorn answers
+itself (a request line or headers too large, a malformed request), before the app sees them.
+
+gunicorn writes those as HTML and logs the offending request line, which may hold patient
+identifiers in a query string; this worker answers JSON and logs only the status."""
+
+from __future__ import annotations
+
+import json
+
+from gunicorn.http import errors
+from gunicorn.util import write_nonblock
+from gunicorn.workers.gthread import ThreadWorker
+from werkzeug.http import HTTP_STATUS_CODES
+
+_STATUS_BY_ERROR: tuple[tuple[type[Exception], int], ...] = (
+    (errors.LimitRequestLine, 414),
+    (errors.LimitRequestHeaders, 431),
+    (errors.UnsupportedTransferCoding, 501),
+    (errors.ExpectationFailed, 417),
+    (errors.ForbiddenProxyRequest, 403),
+    (errors.ParseException, 400),
+)
+_MESSAGES = {
+    414: "The request line (path and query string) is too long.",
+    431: "The request headers are too large.",
+    400: "The request could not be parsed as HTTP.",
+}
+
+
+def status_for(exc: BaseException) -> int:
+    for error_class, status in _STATUS_BY_ERROR:
+        if isinstance(exc, error_class):
+            return status
+    return 500
+
+
+def error_response(status: int) -> bytes:
+    reason = HTTP_STATUS_CODES.get(status, "Error")
+    body = json.dumps({"code": status, "status": reason,
+                       "message": _MESSAGES.get(status, reason)}).encode()
+    head = (f"HTTP/1.1 {status} {reason}\r\nConnection: close\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n")
+    return head.encode("latin1") + body
+
+
+class JSONErrorThreadWorker(ThreadWorker):
+    def handle_error(self, req, client, addr, exc) -> None:
+        status = status_for(exc)
+        if status == 500:
+            self.log.exception("error handling a request")
+        else:
+            self.log.warning("refused a request before the app: %s %s", status,
+                             type(exc).__name__)
+        try:
+            write_nonblock(client, error_response(status))
+        except OSError:
+            self.log.debug("failed to send the error answer")
