@@ -1,0 +1,1 @@
+"""Billing: the card processor's customer and payment methods (never card numbers)."""
