@@ -5,6 +5,7 @@ read from the processor, never taken from the caller."""
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
@@ -42,7 +43,9 @@ def _set_default_at_processor(client: stripe.StripeClient, customer: str,
                               processor_id: str | None) -> None:
     client.v1.customers.update(
         customer, {"invoice_settings": {"default_payment_method": processor_id or ""}},
-        {"idempotency_key": f"cws-default-{customer}-{processor_id or 'none'}"})
+        # One key per switch: the library resends it on its own retries of this request,
+        # while a later switch back to the same method is a new request.
+        {"idempotency_key": f"cws-default-{customer}-{uuid.uuid4().hex}"})
 
 
 def add_method(organization_id: str, data: Mapping[str, Any], config: Mapping[str, Any],
@@ -55,7 +58,7 @@ def add_method(organization_id: str, data: Mapping[str, Any], config: Mapping[st
                                     & (PaymentMethod.processor_id == processor_id)).exists():
         raise Conflict("This payment method is already on file.", field="payment_method")
     try:
-        remote = client.v1.payment_methods.retrieve(processor_id)
+        remote = client.v1.payment_methods.retrieve(processor_id).to_dict()
         card = remote.get("card") or {}
         if _expired(card.get("exp_month"), card.get("exp_year"), now or datetime.now(UTC)):
             raise Unprocessable("The card has expired.", field="payment_method")
@@ -66,7 +69,7 @@ def add_method(organization_id: str, data: Mapping[str, Any], config: Mapping[st
         if remote.get("customer") is None:
             client.v1.payment_methods.attach(
                 processor_id, {"customer": customer},
-                {"idempotency_key": f"cws-attach-{organization_id}-{processor_id}"})
+                {"idempotency_key": f"cws-attach-{organization_id}-{uuid.uuid4().hex}"})
         first = not list_methods(organization_id).exists()
         make_default = bool(data.get("set_default")) or first
         if make_default:
