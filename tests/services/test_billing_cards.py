@@ -1,4 +1,4 @@
-"""Raw card numbers found anywhere in a body: 13–19 digits passing Luhn."""
+"""Raw card numbers found anywhere in a body: 13-19 digits passing Luhn."""
 
 import pytest
 
@@ -8,7 +8,9 @@ from services.billing.cards import card_number_path, contains_card_number, luhn_
 @pytest.mark.parametrize("text", [
     "4242424242424242", "4242 4242 4242 4242", "4242-4242-4242-4242",
     "card: 5555555555554444 exp 12/30", "378282246310005", "6011111111111117",
-    "4000056655665556789"[:16] + "",
+    "4000 0566 5566 5556",
+    # Digits glued to an identifier still look like a card to a careful filter.
+    "pm_1NvX4242424242424242",
 ])
 def test_card_numbers_are_found(text):
     assert contains_card_number(text)
@@ -17,15 +19,10 @@ def test_card_numbers_are_found(text):
 @pytest.mark.parametrize("text", [
     "4242424242424241",  # fails Luhn
     "123456789012",  # 12 digits
-    "pm_1NvX4242424242424242",  # part of an id, glued to letters: still digits though
     "call +1 555 010 0199", "2026-11-23", "42424242424242424242424",  # too long
 ])
 def test_other_digit_runs_are_not_card_numbers(text):
-    if text.startswith("pm_"):
-        # Digits inside an identifier still look like a card to a careful filter.
-        assert contains_card_number(text)
-    else:
-        assert not contains_card_number(text)
+    assert not contains_card_number(text)
 
 
 def test_the_path_of_a_nested_card_number_is_named():
