@@ -33,7 +33,7 @@ from models.organizations import (
 from models.sessions import TherapySession
 from models.templates import Template
 from models.tokens import ApiToken
-from models.usage import UsageEvent
+from models.usage import UsageEvent, UsageRollup
 
 logger = logging.getLogger(__name__)
 
@@ -96,16 +96,19 @@ _USAGE_REPORT_INDEX = ("CREATE INDEX IF NOT EXISTS usage_event_report "
 
 
 def _m005_organizations_billing() -> None:
+    from services.organizations.usage import rebuild_rollups
+
     db.create_tables([OrganizationMember, ProvisioningJob, ProvisioningStep, SlugReservation,
-                      PaymentMethod], safe=True)
+                      PaymentMethod, UsageRollup], safe=True)
     db.execute_sql(_USAGE_REPORT_INDEX)
+    rebuild_rollups()  # the slot sums of the events recorded before this step
 
 
 MIGRATIONS: tuple[tuple[int, str, Callable[[], None]], ...] = (
     (1, "organizations, tokens, audit log, templates, therapy sessions, jobs, usage",
      _m001_foundation),
     (2, "session analyses and live clinical sessions", _m002_clinical_analysis),
-    (5, "provisioning jobs, members, payment methods, usage report index",
+    (5, "provisioning jobs, members, payment methods, usage slot sums and index",
      _m005_organizations_billing),
 )
 

@@ -1,10 +1,11 @@
 """Usage reports: metered events summed per bucket in the database.
 
 Hour buckets are UTC hours; day and month buckets follow the organization's timezone (a day
-may last 23 or 25 hours). PostgreSQL buckets with `date_trunc` on the local time; SQLite has
-no timezone database, so the bucket boundaries are computed here and the events are summed
-per boundary range with a join. Both read the (organization, at, metric, quantity) index and
-give the same answer for the same data.
+may last 23 or 25 hours). Sums come from `usage_rollup` (15-minute UTC slots kept by
+`record_usage`): PostgreSQL buckets the slots with `date_trunc` on the local time; SQLite has no
+timezone database, so the bucket boundaries are computed here and the slots are summed per
+boundary range with a join. A window edge that cuts through a slot is read from the events
+themselves (index on organization, at). Both engines give the same answer for the same data.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from models.base import db, is_postgres
 from models.organizations import Organization
 from models.usage import USAGE_METRICS
 from services.errors import Unprocessable
+from services.usage import SLOT, slot_floor
 
 GRANULARITIES = ("hour", "day", "month")
 DEFAULT_GRANULARITY = "day"
@@ -87,49 +89,116 @@ def _naive_utc(moment: datetime) -> datetime:
     return moment.astimezone(UTC).replace(tzinfo=None)
 
 
-def _sums_postgres(organization_id: str, window: list[Bucket], granularity: str,
-                   tz_name: str) -> dict[int, dict[str, int]]:
+def _naive_local(moment: datetime, tz: ZoneInfo) -> datetime:
+    return moment.astimezone(tz).replace(tzinfo=None)
+
+
+def _param(moment: datetime) -> Any:
+    """A UTC moment as the engine stores it: naive for PostgreSQL, Peewee's sortable text
+    for SQLite."""
+    naive = _naive_utc(moment)
+    return naive if is_postgres() else naive.isoformat(sep=" ")
+
+
+def _sql(statement: str) -> str:
+    return statement if is_postgres() else statement.replace("%s", "?")
+
+
+Sums = dict[int, dict[str, int]]
+
+
+def _slot_sums_postgres(organization_id: str, window: list[Bucket], start: datetime,
+                        end: datetime, granularity: str, tz_name: str) -> Sums:
     zone = "UTC" if granularity == "hour" else tz_name
     cursor = db.execute_sql(
-        "SELECT date_trunc(%s, (at AT TIME ZONE 'UTC') AT TIME ZONE %s) AS bucket, metric, "
-        "SUM(quantity) FROM usage_event "
-        "WHERE organization_id = %s AND at >= %s AND at < %s GROUP BY 1, 2",
-        (granularity, zone, organization_id, _naive_utc(window[0].start),
-         _naive_utc(window[-1].end)))
+        "SELECT date_trunc(%s, (slot AT TIME ZONE 'UTC') AT TIME ZONE %s) AS bucket, metric, "
+        "SUM(quantity) FROM usage_rollup "
+        "WHERE organization_id = %s AND slot >= %s AND slot < %s GROUP BY 1, 2",
+        (granularity, zone, organization_id, _param(start), _param(end)))
     tz = ZoneInfo(zone)
     # date_trunc answers the bucket's local start; the first bucket's is before the window.
     index = {_naive_local(floor_boundary(b.start, granularity, tz), tz): i
              for i, b in enumerate(window)}
-    sums: dict[int, dict[str, int]] = {}
+    sums: Sums = {}
     for bucket, metric, total in cursor.fetchall():
         sums.setdefault(index[bucket], {})[metric] = int(total)
     return sums
 
 
-def _naive_local(moment: datetime, tz: ZoneInfo) -> datetime:
-    return moment.astimezone(tz).replace(tzinfo=None)
-
-
-def _sqlite_time(moment: datetime) -> str:
-    # The text form Peewee stores naive UTC datetimes in, which sorts chronologically.
-    return _naive_utc(moment).isoformat(sep=" ")
-
-
-def _sums_sqlite(organization_id: str, window: list[Bucket]) -> dict[int, dict[str, int]]:
-    values = ", ".join("(?, ?, ?)" for _ in window)
-    params: list[Any] = []
-    for i, bucket in enumerate(window):
-        params += [i, _sqlite_time(bucket.start), _sqlite_time(bucket.end)]
+def _slot_sums_sqlite(organization_id: str, window: list[Bucket], start: datetime,
+                      end: datetime) -> Sums:
+    ranges = [(i, max(b.start, start), min(b.end, end)) for i, b in enumerate(window)]
+    ranges = [r for r in ranges if r[1] < r[2]]
+    if not ranges:
+        return {}
+    values = ", ".join("(?, ?, ?)" for _ in ranges)
+    params: list[Any] = [value for i, lo, hi in ranges for value in (i, _param(lo), _param(hi))]
     cursor = db.execute_sql(
         f"WITH bucket(i, s, e) AS (VALUES {values}) "  # noqa: S608 (placeholders only)
-        "SELECT bucket.i, u.metric, SUM(u.quantity) FROM bucket "
-        "JOIN usage_event AS u ON u.organization_id = ? AND u.at >= bucket.s AND u.at < bucket.e "
-        "GROUP BY bucket.i, u.metric",
+        "SELECT bucket.i, r.metric, SUM(r.quantity) FROM bucket "
+        "JOIN usage_rollup AS r ON r.organization_id = ? AND r.slot >= bucket.s "
+        "AND r.slot < bucket.e GROUP BY bucket.i, r.metric",
         (*params, organization_id))
-    sums: dict[int, dict[str, int]] = {}
+    sums: Sums = {}
     for i, metric, total in cursor.fetchall():
         sums.setdefault(i, {})[metric] = int(total)
     return sums
+
+
+def _event_sums(organization_id: str, start: datetime, end: datetime) -> dict[str, int]:
+    """Straight from the events, for a window edge that cuts through a slot."""
+    if start >= end:
+        return {}
+    cursor = db.execute_sql(_sql(
+        "SELECT metric, SUM(quantity) FROM usage_event "
+        "WHERE organization_id = %s AND at >= %s AND at < %s GROUP BY metric"),
+        (organization_id, _param(start), _param(end)))
+    return {metric: int(total) for metric, total in cursor.fetchall()}
+
+
+def _add(sums: Sums, index: int, counts: dict[str, int]) -> None:
+    bucket = sums.setdefault(index, {})
+    for metric, value in counts.items():
+        bucket[metric] = bucket.get(metric, 0) + value
+
+
+def _sums(organization: Organization, window: list[Bucket], granularity: str) -> Sums:
+    """Whole slots from the rollup; the window's ragged edges (under 15 minutes each) from
+    the events. Bucket boundaries fall on slot boundaries, so each edge lies in one bucket."""
+    start, end = window[0].start, window[-1].end
+    inner_start = slot_floor(start)
+    if inner_start < start:
+        inner_start += SLOT
+    inner_end = slot_floor(end)
+    if inner_start >= inner_end:  # no whole slot: a window of minutes, at most two buckets
+        return {i: _event_sums(organization.id, b.start, b.end) for i, b in enumerate(window)}
+    if is_postgres():
+        sums = _slot_sums_postgres(organization.id, window, inner_start, inner_end,
+                                   granularity, organization.timezone)
+    else:
+        sums = _slot_sums_sqlite(organization.id, window, inner_start, inner_end)
+    _add(sums, 0, _event_sums(organization.id, start, inner_start))
+    _add(sums, len(window) - 1, _event_sums(organization.id, inner_end, end))
+    return sums
+
+
+_SLOT_OF_EVENT = {
+    "postgres": "date_trunc('hour', at) + floor(date_part('minute', at) / 15) "
+                "* interval '15 minutes'",
+    "sqlite": "substr(at, 1, 14) || printf('%02d', (CAST(substr(at, 15, 2) AS INTEGER) / 15) "
+              "* 15) || ':00'",
+}
+
+
+def rebuild_rollups() -> None:
+    """Recompute every slot sum from the events (after a bulk load, or on migration)."""
+    slot = _SLOT_OF_EVENT["postgres" if is_postgres() else "sqlite"]
+    with db.atomic():
+        db.execute_sql("DELETE FROM usage_rollup")
+        db.execute_sql(
+            "INSERT INTO usage_rollup (organization_id, metric, slot, quantity) "  # noqa: S608
+            f"SELECT organization_id, metric, {slot}, SUM(quantity) FROM usage_event "
+            "GROUP BY 1, 2, 3")
 
 
 def usage_report(organization: Organization, start: datetime | None = None,
@@ -138,10 +207,7 @@ def usage_report(organization: Organization, start: datetime | None = None,
     """The SPEC's usage answer: totals and every bucket of the window, empty ones as zeros."""
     start, end = resolve_window(organization, start, end, now)
     window = buckets(start, end, granularity, ZoneInfo(organization.timezone))
-    if is_postgres():
-        sums = _sums_postgres(organization.id, window, granularity, organization.timezone)
-    else:
-        sums = _sums_sqlite(organization.id, window)
+    sums = _sums(organization, window, granularity)
     rows = []
     totals = dict.fromkeys(USAGE_METRICS, 0)
     for i, bucket in enumerate(window):
@@ -154,10 +220,9 @@ def usage_report(organization: Organization, start: datetime | None = None,
 
 
 def used_since(organization_id: str, metric: str, since: datetime) -> int:
-    """One metric's total from `since` on (quota checks)."""
-    cursor = db.execute_sql(
-        "SELECT COALESCE(SUM(quantity), 0) FROM usage_event "
-        "WHERE organization_id = %s AND at >= %s AND metric = %s".replace(
-            "%s", "%s" if is_postgres() else "?"),
-        (organization_id, _naive_utc(since) if is_postgres() else _sqlite_time(since), metric))
+    """One metric's total from `since` (a slot boundary: a local midnight) on (quotas)."""
+    cursor = db.execute_sql(_sql(
+        "SELECT COALESCE(SUM(quantity), 0) FROM usage_rollup "
+        "WHERE organization_id = %s AND metric = %s AND slot >= %s"),
+        (organization_id, metric, _param(since)))
     return int(cursor.fetchone()[0])

@@ -7,7 +7,8 @@ from datetime import UTC, datetime
 import pytest
 
 from models.organizations import Organization
-from models.usage import USAGE_METRICS, UsageEvent
+from models.usage import USAGE_METRICS
+from services.usage import record_usage
 from tests.conftest import PLATFORM_TOKEN, bearer
 
 PLATFORM = bearer(PLATFORM_TOKEN)
@@ -18,7 +19,7 @@ def _at(text: str) -> datetime:
 
 
 def _event(org_id: str, metric: str, at: str, quantity: int = 1) -> None:
-    UsageEvent.create(organization=org_id, metric=metric, quantity=quantity, at=_at(at))
+    record_usage(org_id, metric, quantity, at=_at(at))
 
 
 @pytest.fixture
