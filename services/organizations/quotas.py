@@ -24,6 +24,10 @@ PLAN_QUOTAS: dict[str, dict[str, int]] = {
 class QuotaExceeded(TooManyRequests):
     """The organization used its period's allowance of one metric (answered as 429)."""
 
+    def voice_answer(self) -> dict[str, str]:
+        """The voice platform's form of the refusal: its `{"error": …}` answer, one line."""
+        return {"error": " ".join(self.message.split())}
+
 
 def plan_quotas(plan: str) -> dict[str, Any]:
     return {"period": QUOTA_PERIOD, "limits": dict(PLAN_QUOTAS[plan])}
