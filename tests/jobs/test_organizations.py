@@ -214,3 +214,28 @@ def test_worker_killed_mid_job_resumes_at_its_step(make_app, app_config):
     assert Organization.select().where(Organization.name == "Harbor Counseling").count() == 1
     assert ApiToken.select().where(ApiToken.organization == organization_id).count() == 1
     assert authenticate(body["result"]["admin_token"]).organization_id == organization_id
+
+
+def _installed(module: str) -> bool:
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(_installed("services.voice.deployments"),
+                    reason="the voice domain is part of this build")
+def test_requested_voice_without_the_voice_domain_is_skipped_not_done(make_app):
+    app = make_app(PROVISIONING_RETRY_DELAYS_S=FAST_RETRIES)
+    client = app.test_client()
+    job_id = _provision(client, voice={"phone_number": "+15551230000",
+                                       "webhook_url": "https://clinic.example/hooks"})
+    drain(app)
+    body = _status(client, job_id)
+    assert body["status"] == "succeeded"
+    reasons = {s["name"]: (s["status"], s["error"]) for s in body["steps"]}
+    assert reasons["create_voice_deployment"] == ("skipped", "voice not installed")
+    assert reasons["configure_outbound_webhooks"][0] == "skipped"
+    assert "not installed" in reasons["configure_outbound_webhooks"][1]
