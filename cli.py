@@ -39,15 +39,31 @@ def worker(burst: bool, queues: tuple[str, ...]) -> None:
 @orgs_cli.command("create")
 @click.option("--name", required=True)
 @click.option("--slug", default=None, help="Defaults to one derived from the name.")
-def orgs_create(name: str, slug: str | None) -> None:
-    """Create an active organization; prints its id on the last line."""
+@click.option("--admin-email", default="admin@localhost.localdomain", show_default=True)
+@click.option("--plan", default="standard", show_default=True)
+@click.option("--timezone", "timezone_name", default="UTC", show_default=True)
+def orgs_create(name: str, slug: str | None, admin_email: str, plan: str,
+                timezone_name: str) -> None:
+    """Provision an organization (the API's sixteen steps, run here); prints its id last."""
+    from services.errors import Conflict
+    from services.organizations import provisioning
+
+    data = {"name": name, "slug": slug, "admin_email": admin_email, "plan": plan,
+            "timezone": timezone_name}
     with db.connection_context():
         try:
-            org = organizations.create_organization(name, slug)
-        except organizations.SlugTaken as exc:
-            raise click.ClickException(str(exc)) from exc
-    click.echo(f"organization {org.slug}")
-    click.echo(org.id)
+            job = provisioning.provision_now(data, current_app.config)
+        except Conflict as exc:
+            raise click.ClickException(exc.message) from exc
+        body = provisioning.status_body(job)
+    for step in body["steps"]:
+        click.echo(f"{step['index']:>2} {step['name']:<28} {step['status']}"
+                   + (f" ({step['error']})" if step["error"] else ""))
+    if body["status"] != "succeeded":
+        raise click.ClickException(f"provisioning failed: {body['error']}")
+    click.echo(f"organization {job.request['slug']}; admin token (shown once): "
+               f"{body['result']['admin_token']}")
+    click.echo(body["organization_id"])
 
 
 @tokens_cli.command("create")

@@ -37,6 +37,10 @@ def _float(value: str | None, default: float) -> float:
     return float(value) if value not in (None, "") else default
 
 
+def _floats(value: str | None) -> list[float] | None:
+    return [float(part) for part in value.split(",")] if value else None
+
+
 def from_env(env: Mapping[str, str] | None = None) -> dict[str, Any]:
     """Build the configuration mapping from environment variables."""
     if env is None:
@@ -69,6 +73,8 @@ def from_env(env: Mapping[str, str] | None = None) -> dict[str, Any]:
         "PROXY_FIX_X_FOR": _int(env.get("PROXY_FIX_X_FOR"), 0),
         "LOG_LEVEL": env.get("LOG_LEVEL") or "INFO",
         "LOG_FORMAT": env.get("LOG_FORMAT") or "json",
+        # Seconds between a provisioning step's attempts (default in the provisioning service).
+        "PROVISIONING_RETRY_DELAYS_S": _floats(env.get("PROVISIONING_RETRY_DELAYS_S")),
     }
 
 

@@ -8,3 +8,8 @@ def register(api: Api) -> None:
 
     for module in (sessions, templates, analysis, clinical, health):
         api.register_blueprint(module.blp)
+
+    from blueprints import billing, organizations
+
+    for module in (organizations, billing):
+        api.register_blueprint(module.blp)

@@ -19,14 +19,21 @@ from playhouse.migrate import migrate as run_migrations
 from models.analyses import SessionAnalysis
 from models.audit import AuditEvent
 from models.base import BaseModel, UTCDateTimeField, db, is_postgres, utcnow
+from models.billing import PaymentMethod
 from models.clinical import ClinicalSession, TranscriptChunk
 from models.idempotency import IdempotencyRecord
 from models.jobs import JobRecord
-from models.organizations import Organization
+from models.organizations import (
+    Organization,
+    OrganizationMember,
+    ProvisioningJob,
+    ProvisioningStep,
+    SlugReservation,
+)
 from models.sessions import TherapySession
 from models.templates import Template
 from models.tokens import ApiToken
-from models.usage import UsageEvent
+from models.usage import UsageEvent, UsageRollup, rebuild_rollups
 
 logger = logging.getLogger(__name__)
 
@@ -86,11 +93,26 @@ def _m003_active_clinical_session() -> None:
     _add_missing_columns(TherapySession, "active_clinical_session_id")
 
 
+# Usage reports read (organization, at) ranges and sum quantity per metric: a covering index
+# answers them from the index alone.
+_USAGE_REPORT_INDEX = ("CREATE INDEX IF NOT EXISTS usage_event_report "
+                       "ON usage_event (organization_id, at, metric, quantity)")
+
+
+def _m006_organizations_billing() -> None:
+    db.create_tables([OrganizationMember, ProvisioningJob, ProvisioningStep, SlugReservation,
+                      PaymentMethod, UsageRollup], safe=True)
+    db.execute_sql(_USAGE_REPORT_INDEX)
+    rebuild_rollups()  # the slot sums of the events recorded before this step
+
+
 MIGRATIONS: tuple[tuple[int, str, Callable[[], None]], ...] = (
     (1, "organizations, tokens, audit log, templates, therapy sessions, jobs, usage",
      _m001_foundation),
     (2, "session analyses and live clinical sessions", _m002_clinical_analysis),
     (3, "the active clinical session on its therapy session", _m003_active_clinical_session),
+    (6, "provisioning jobs, members, payment methods, usage slot sums and index",
+     _m006_organizations_billing),
 )
 
 

@@ -31,3 +31,7 @@ class UpstreamFailure(DomainError):
     def __init__(self, message: str, status: int = 502, extra: dict | None = None) -> None:
         super().__init__(message, extra=extra)
         self.status = status
+
+
+class TooManyRequests(DomainError):
+    """A limit of the organization (a quota) is used up."""

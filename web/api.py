@@ -9,14 +9,22 @@ from flask_smorest.error_handler import ErrorSchema as BaseErrorSchema
 from flask_smorest.pagination import PaginationMetadataSchema, PaginationParameters
 from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
-from services.errors import Conflict, DomainError, NotFound, Unprocessable, UpstreamFailure
+from services.errors import (
+    Conflict,
+    DomainError,
+    NotFound,
+    TooManyRequests,
+    Unprocessable,
+    UpstreamFailure,
+)
 
 API_TITLE = "Clinical Workflow Service"
 API_VERSION = "1.0.0"
 BEARER_SCHEME = "bearerAuth"
 PUBLIC = []  # `@blp.doc(security=PUBLIC)` marks an operation that needs no token
 
-_DOMAIN_STATUS = ((NotFound, 404), (Conflict, 409), (Unprocessable, 422))
+_DOMAIN_STATUS = ((NotFound, 404), (Conflict, 409), (Unprocessable, 422),
+                  (TooManyRequests, 429))
 
 
 def _field_errors(messages, path: str = "") -> list[str]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import Flask
+from flask import Flask, g
 from flask_limiter import Limit, Limiter
 from flask_limiter.util import get_remote_address
 
@@ -37,7 +37,8 @@ def init_app(app: Flask) -> None:
     def _retry_after_only_when_limited(response):
         # Registered before the limiter's own hook, so it runs after it (Flask runs them in
         # reverse): the limiter stamps Retry-After on every response, which misleads clients.
-        if response.status_code != 429:
+        # A view that sets its own (a job's polling interval) says so in `g.keep_retry_after`.
+        if response.status_code != 429 and not g.get("keep_retry_after"):
             response.headers.pop("Retry-After", None)
         return response
 

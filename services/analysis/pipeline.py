@@ -22,6 +22,7 @@ from services.analysis.llm import (
     analyze_with_llm,
 )
 from services.errors import NotFound, Unprocessable, UpstreamFailure
+from services.organizations.quotas import check_quota
 from services.templates import get_visible_template
 from services.tenancy import get_owned
 from services.usage import record_usage
@@ -142,7 +143,8 @@ def store(organization_id: str, computed: ComputedAnalysis, session: TherapySess
 
 def analyze(organization_id: str, data: AnalysisInput, config: Mapping[str, Any],
             session: TherapySession | None = None, source: str = "api") -> SessionAnalysis:
-    """Analyse a transcript and store the result."""
+    """Analyse a transcript and store the result (within the organization's quota)."""
+    check_quota(organization_id, "session_analyses")
     return store(organization_id, compute(organization_id, data, config), session, source)
 
 

@@ -1,1 +1,1 @@
-"""Billing: plans, invoices and the payment provider (Stripe)."""
+"""Billing: the card processor's customer and payment methods (never card numbers)."""

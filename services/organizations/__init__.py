@@ -1,4 +1,4 @@
-"""Organizations: accounts now; provisioning, usage and quotas join as they arrive."""
+"""Organizations: accounts (create, look up), provisioning, usage reports and quotas."""
 
 from services.organizations.accounts import (
     SLUG_MAX,

@@ -1,4 +1,4 @@
-"""Organization accounts. Provisioning (the 16-step job) builds on `create_organization`."""
+"""Organization records: create and look up. Provisioning builds on `create_organization`."""
 
 from __future__ import annotations
 
@@ -21,11 +21,21 @@ def slugify(name: str) -> str:
     return slug or f"org-{secrets.token_hex(4)}"
 
 
-def create_organization(name: str, slug: str | None = None, status: str = "active") -> Organization:
+def slug_taken(slug: str) -> bool:
+    """Held by an organization, or reserved by a provisioning job still under way."""
+    from models.organizations import SlugReservation
+
+    return (Organization.select().where(Organization.slug == slug).exists()
+            or SlugReservation.select().where(SlugReservation.slug == slug).exists())
+
+
+def create_organization(name: str, slug: str | None = None, status: str = "active",
+                        plan: str = "standard", timezone: str = "UTC") -> Organization:
     slug = slug or slugify(name)
     if Organization.select().where(Organization.slug == slug).exists():
         raise SlugTaken(f"slug {slug!r} is taken")
-    return Organization.create(name=name, slug=slug, status=status)
+    return Organization.create(name=name, slug=slug, status=status, plan=plan,
+                               timezone=timezone)
 
 
 def get_organization(organization_id: str) -> Organization | None:

@@ -1,0 +1,56 @@
+"""Billing: the organization's payment methods, held at the card processor."""
+
+from flask import current_app
+from flask.views import MethodView
+from flask_smorest import Blueprint
+
+from schemas.billing import PaymentMethodCreateSchema, PaymentMethodSchema
+from services.billing import methods
+from web.api import page_items
+from web.auth import current_org_id, require
+from web.idempotency import idempotent
+
+blp = Blueprint("billing", __name__, url_prefix="/api/billing",
+                description="Payment methods (processor references; card numbers refused).")
+
+
+@blp.route("/payment-methods")
+class PaymentMethods(MethodView):
+    @require("billing:write")
+    @blp.response(200, PaymentMethodSchema(many=True))
+    @blp.paginate()
+    def get(self, pagination_parameters):
+        """List the organization's payment methods"""
+        return page_items(methods.list_methods(current_org_id()), pagination_parameters)
+
+    @require("billing:write")
+    @idempotent
+    @blp.arguments(PaymentMethodCreateSchema)
+    @blp.response(201, PaymentMethodSchema)
+    def post(self, data):
+        """Add a payment method collected by the processor (pm_…)"""
+        return methods.add_method(current_org_id(), data, current_app.config)
+
+
+@blp.route("/payment-methods/<method_id>")
+class PaymentMethodItem(MethodView):
+    @require("billing:write")
+    @blp.response(200, PaymentMethodSchema)
+    def get(self, method_id):
+        """Get one payment method"""
+        return methods.get_method(current_org_id(), method_id)
+
+    @require("billing:write")
+    @blp.response(204)
+    def delete(self, method_id):
+        """Detach a payment method; the oldest remaining one becomes the default"""
+        methods.remove_method(current_org_id(), method_id, current_app.config)
+
+
+@blp.route("/payment-methods/<method_id>/default")
+class PaymentMethodDefault(MethodView):
+    @require("billing:write")
+    @blp.response(200, PaymentMethodSchema)
+    def post(self, method_id):
+        """Make this payment method the organization's default"""
+        return methods.make_default(current_org_id(), method_id, current_app.config)

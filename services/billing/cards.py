@@ -1,0 +1,53 @@
+"""Raw card numbers (PANs) in request bodies: found before anything is stored or logged."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+MIN_PAN_DIGITS, MAX_PAN_DIGITS = 13, 19
+# Runs of digits, single spaces or dashes allowed between them, not inside a longer number.
+_DIGIT_RUN = re.compile(r"(?<![\d])\d(?:[ -]?\d){12,}(?![\d])")
+
+
+def luhn_valid(digits: str) -> bool:
+    total = 0
+    for position, char in enumerate(reversed(digits)):
+        value = int(char)
+        if position % 2:
+            value = value * 2 - 9 if value > 4 else value * 2
+        total += value
+    return total % 10 == 0
+
+
+def contains_card_number(text: str) -> bool:
+    for match in _DIGIT_RUN.finditer(text):
+        digits = re.sub(r"[ -]", "", match.group())
+        if MIN_PAN_DIGITS <= len(digits) <= MAX_PAN_DIGITS and luhn_valid(digits):
+            return True
+    return False
+
+
+def card_number_path(value: object, path: str = "") -> str | None:
+    """The path (`billing_details.note`, `items[2]`) of the first card number in a decoded
+    JSON body, keys included, or None."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int | float):
+        value = str(value)
+    if isinstance(value, str):
+        return (path or "body") if contains_card_number(value) else None
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            child = f"{path}.{key}" if path else str(key)
+            if contains_card_number(str(key)):
+                return path or "body"
+            found = card_number_path(item, child)
+            if found:
+                return found
+    if isinstance(value, list | tuple):
+        for i, item in enumerate(value):
+            found = card_number_path(item, f"{path}[{i}]")
+            if found:
+                return found
+    return None

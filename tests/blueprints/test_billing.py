@@ -1,0 +1,137 @@
+"""Payment methods through the `stripe` client against a processor speaking Stripe's wire format."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from models.billing import PaymentMethod
+from models.idempotency import IdempotencyRecord
+from models.organizations import Organization
+from tests.fakes.stripe_server import API_KEY, FakeStripe
+
+PAN = "4242 4242 4242 4242"
+PATH = "/api/billing/payment-methods"
+
+
+@pytest.fixture
+def fake_stripe():
+    with FakeStripe() as server:
+        server.add_card("pm_card_visa", brand="visa", last4="4242", exp_month=12, exp_year=2031)
+        server.add_card("pm_card_mc", brand="mastercard", last4="4444", exp_month=1,
+                        exp_year=2032)
+        server.add_card("pm_card_old", brand="visa", last4="0002", exp_month=1, exp_year=2020)
+        yield server
+
+
+@pytest.fixture
+def billing(make_app, fake_stripe, org, make_token):
+    app = make_app(STRIPE_API_KEY=API_KEY, STRIPE_API_BASE=fake_stripe.base_url)
+    from services.organizations import create_organization
+
+    with app.app_context():
+        clinic = create_organization("Birch Clinic")
+        from services.tokens import create_token
+
+        token = create_token(clinic.id, ["billing:write"])[1]
+    return app.test_client(), {"Authorization": f"Bearer {token}"}, clinic
+
+
+def _add(client, headers, pm="pm_card_visa", **fields):
+    return client.post(PATH, json={"processor": "stripe", "payment_method": pm, **fields},
+                       headers=headers)
+
+
+def test_payment_method_is_read_attached_and_made_default(billing, fake_stripe):
+    client, headers, clinic = billing
+    response = _add(client, headers, billing_details={"name": "Front desk"})
+    assert response.status_code == 201, response.json
+    body = response.json
+    assert {k: body[k] for k in ("processor", "type", "brand", "last4", "exp_month",
+                                 "exp_year", "is_default")} == {
+        "processor": "stripe", "type": "card", "brand": "visa", "last4": "4242",
+        "exp_month": 12, "exp_year": 2031, "is_default": True}
+    customer_id = Organization.get_by_id(clinic.id).settings["billing"]["customer_id"]
+    assert fake_stripe.payment_methods["pm_card_visa"]["customer"] == customer_id
+    assert fake_stripe.customers[customer_id]["invoice_settings"][
+        "default_payment_method"] == "pm_card_visa"
+    assert fake_stripe.customers[customer_id]["metadata"] == {"organization_id": clinic.id}
+    writes = fake_stripe.writes()
+    assert writes and all(w["headers"].get("idempotency-key") for w in writes)
+
+
+def test_default_switches_and_deleting_the_default_promotes_the_next(billing, fake_stripe):
+    client, headers, clinic = billing
+    first = _add(client, headers).json
+    second = _add(client, headers, "pm_card_mc").json
+    assert (first["is_default"], second["is_default"]) == (True, False)
+    switched = client.post(f"{PATH}/{second['id']}/default", headers=headers)
+    assert switched.status_code == 200 and switched.json["is_default"]
+    listed = client.get(PATH, headers=headers).json
+    assert [m["is_default"] for m in listed] == [False, True]
+    customer = fake_stripe.customers[Organization.get_by_id(clinic.id)
+                                     .settings["billing"]["customer_id"]]
+    assert customer["invoice_settings"]["default_payment_method"] == "pm_card_mc"
+
+    assert client.delete(f"{PATH}/{second['id']}", headers=headers).status_code == 204
+    assert fake_stripe.payment_methods["pm_card_mc"]["customer"] is None
+    remaining = client.get(PATH, headers=headers).json
+    assert [(m["id"], m["is_default"]) for m in remaining] == [(first["id"], True)]
+    assert customer["invoice_settings"]["default_payment_method"] == "pm_card_visa"
+
+
+def test_expired_card_is_422_and_not_attached(billing, fake_stripe):
+    client, headers, _ = billing
+    response = _add(client, headers, "pm_card_old")
+    assert response.status_code == 422
+    assert "expired" in response.json["message"]
+    assert fake_stripe.payment_methods["pm_card_old"]["customer"] is None
+
+
+def test_processor_error_is_502_with_its_message(billing, fake_stripe):
+    client, headers, _ = billing
+    missing = _add(client, headers, "pm_unknown")
+    assert missing.status_code == 502
+    assert "No such PaymentMethod: 'pm_unknown'" in missing.json["message"]
+    fake_stripe.fail_next(402, "card_error", "card_declined", "Your card was declined.")
+    declined = _add(client, headers)
+    assert declined.status_code == 502 and "Your card was declined." in declined.json["message"]
+    assert PaymentMethod.select().count() == 0
+
+
+def test_no_processor_configured_is_503(client, auth):
+    response = _add(client, auth)
+    assert response.status_code == 503
+    assert "STRIPE_API_KEY" in response.json["message"]
+
+
+@pytest.mark.parametrize("body", [
+    {"processor": "stripe", "payment_method": "pm_card_visa",
+     "billing_details": {"notes": [{"card": PAN}]}},
+    {"processor": "stripe", "payment_method": "pm_card_visa", "card_number": "4242424242424242"},
+    {"processor": "stripe", "payment_method": "4242-4242-4242-4242"},
+    {"processor": "stripe", "payment_method": "pm_card_visa",
+     "billing_details": {"phone": 5555555555554444}},
+])
+def test_raw_card_number_is_refused_never_stored_or_logged(billing, fake_stripe, caplog, body):
+    client, headers, _ = billing
+    caplog.set_level(logging.DEBUG)
+    response = client.post(PATH, json=body, headers={**headers, "Idempotency-Key": "k1"})
+    assert response.status_code == 422
+    assert "Card numbers are never accepted" in response.json["message"]
+    text = response.get_data(as_text=True) + caplog.text
+    for digits in ("4242424242424242", "4242 4242", "4242-4242", "5555555555554444"):
+        assert digits not in text
+    assert PaymentMethod.select().count() == 0
+    assert IdempotencyRecord.select().count() == 0
+    assert fake_stripe.requests == []
+
+
+def test_another_organizations_payment_method_is_not_found(billing, make_token, org):
+    client, headers, _ = billing
+    method = _add(client, headers).json
+    other = {"Authorization": f"Bearer {make_token(org, 'billing:write')}"}
+    assert client.get(f"{PATH}/{method['id']}", headers=other).status_code == 404
+    assert client.delete(f"{PATH}/{method['id']}", headers=other).status_code == 404
+    assert client.get(PATH, headers=other).json == []

@@ -1,0 +1,241 @@
+"""The provisioning job on real RQ workers: recorded steps, retries, resume after SIGKILL,
+compensation on permanent failure."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from jobs.queue import get_queue
+from models.organizations import Organization, ProvisioningJob, SlugReservation
+from models.tokens import ApiToken
+from services.tokens import authenticate
+from tests.conftest import PLATFORM_TOKEN, bearer
+from tests.fakes.fhir_metadata import FakeFhirMetadata, unreachable_base_url
+from tests.fakes.stripe_server import API_KEY, FakeStripe
+
+PROJECT = Path(__file__).resolve().parents[2]
+PLATFORM = bearer(PLATFORM_TOKEN)
+WAIT_S = 30
+AFTER_HEARTBEATS_S = 3600
+FAST_RETRIES = [0.05, 0.05]
+
+
+def drain(app) -> None:
+    """A real burst worker of this app (its config: the processor, the retry delays)."""
+    from jobs.worker import run_worker
+
+    run_worker(app, burst=True)
+
+
+def _provision(client, **fields) -> str:
+    body = {"name": "Harbor Counseling", "admin_email": "Admin@Harbor.example", **fields}
+    response = client.post("/api/organizations/provision", json=body, headers=PLATFORM)
+    assert response.status_code == 202, response.json
+    return response.json["job_id"]
+
+
+def _status(client, job_id: str) -> dict:
+    response = client.get(f"/api/organizations/provision/{job_id}", headers=PLATFORM)
+    assert response.status_code == 200, response.json
+    return response.json
+
+
+def _steps(body: dict) -> dict[str, str]:
+    return {step["name"]: step["status"] for step in body["steps"]}
+
+
+@pytest.fixture
+def fhir():
+    with FakeFhirMetadata() as server:
+        yield server
+
+
+@pytest.fixture
+def fake_stripe():
+    with FakeStripe() as server:
+        yield server
+
+
+def test_provisioning_runs_sixteen_steps_and_gives_a_working_token(
+        make_app, fhir, fake_stripe):
+    app = make_app(STRIPE_API_KEY=API_KEY, STRIPE_API_BASE=fake_stripe.base_url,
+                   PROVISIONING_RETRY_DELAYS_S=FAST_RETRIES)
+    client = app.test_client()
+    job_id = _provision(client, timezone="America/New_York", plan="starter",
+                        ehr={"fhir_base_url": fhir.base_url})
+    assert _status(client, job_id)["status"] == "queued"
+    drain(app)
+
+    body = _status(client, job_id)
+    assert body["status"] == "succeeded", body
+    assert body["steps_total"] == 16 and [s["index"] for s in body["steps"]] == list(range(1, 17))
+    steps = _steps(body)
+    for name in ("validate_request", "reserve_slug", "create_organization",
+                 "create_admin_account", "issue_api_token", "apply_default_settings",
+                 "seed_note_templates", "create_billing_customer", "set_usage_quotas",
+                 "configure_ehr_integration", "enable_audit_logging", "run_health_checks",
+                 "activate_organization"):
+        assert steps[name] == "done", (name, body)
+    # No voice requested; the workflows domain is not part of this build.
+    assert steps["create_voice_deployment"] == "skipped"
+    assert steps["configure_outbound_webhooks"] == "skipped"
+    skipped = {s["name"]: s["error"] for s in body["steps"] if s["status"] == "skipped"}
+    assert "not installed" in skipped["seed_agent_workflows"] or \
+        steps["seed_agent_workflows"] == "done"
+
+    token = body["result"]["admin_token"]
+    assert token.startswith("cws_") and not token.endswith("…")
+    assert body["result"]["admin_email"] == "admin@harbor.example"
+    again = _status(client, job_id)["result"]["admin_token"]
+    assert again.endswith("…") and token.startswith(again[:-1])
+
+    organization = client.get(f"/api/organizations/{body['organization_id']}",
+                              headers=bearer(token))
+    assert organization.status_code == 200, organization.json
+    org = organization.json
+    assert (org["status"], org["plan"], org["timezone"]) == ("active", "starter",
+                                                             "America/New_York")
+    assert org["settings"]["ehr"]["fhir_version"] == "4.0.1"
+    assert org["settings"]["billing"]["customer_id"] in fake_stripe.customers
+    assert org["quotas"]["limits"]["session_analyses"] == 200
+    assert fhir.requests[0]["path"] == "/fhir/metadata"
+    created = fake_stripe.writes("/v1/customers")
+    assert len(created) == 1 and created[0]["headers"]["idempotency-key"]
+
+
+def test_slug_taken_is_conflict_at_request_time(app, client, org):
+    response = client.post("/api/organizations/provision", headers=PLATFORM,
+                           json={"name": "Harbor", "slug": org.slug,
+                                 "admin_email": "a@b.example"})
+    assert response.status_code == 409
+    assert "slug" in response.json["errors"]["json"]
+    first = _provision(client, slug="cedar")
+    assert first
+    again = client.post("/api/organizations/provision", headers=PLATFORM,
+                        json={"name": "Cedar", "slug": "cedar", "admin_email": "a@b.example"})
+    assert again.status_code == 409
+
+
+def test_transient_fhir_failures_are_retried_and_counted(make_app):
+    with FakeFhirMetadata(statuses=[503, 502]) as fhir:
+        app = make_app(PROVISIONING_RETRY_DELAYS_S=FAST_RETRIES)
+        client = app.test_client()
+        job_id = _provision(client, ehr={"fhir_base_url": fhir.base_url})
+        drain(app)
+        body = _status(client, job_id)
+    assert body["status"] == "succeeded", body
+    ehr = next(s for s in body["steps"] if s["name"] == "configure_ehr_integration")
+    assert (ehr["status"], ehr["attempts"]) == ("done", 3)
+    assert len(fhir.requests) == 3
+
+
+def test_unreachable_fhir_server_fails_and_compensates(make_app):
+    app = make_app(PROVISIONING_RETRY_DELAYS_S=FAST_RETRIES)
+    client = app.test_client()
+    job_id = _provision(client, slug="harbor", ehr={"fhir_base_url": unreachable_base_url()})
+    drain(app)
+
+    body = _status(client, job_id)
+    assert body["status"] == "failed"
+    assert body["error"].startswith("configure_ehr_integration:")
+    assert body["result"] is None
+    steps = _steps(body)
+    assert steps["configure_ehr_integration"] == "failed"
+    ehr = next(s for s in body["steps"] if s["name"] == "configure_ehr_integration")
+    assert ehr["attempts"] == 3 and "unreachable" in ehr["error"]
+    for name in ("issue_api_token", "create_organization", "reserve_slug"):
+        assert steps[name] == "compensated", (name, body)
+    for name in ("enable_audit_logging", "run_health_checks", "activate_organization"):
+        assert steps[name] == "pending"
+
+    organization = Organization.get_by_id(body["organization_id"])
+    assert organization.status == "failed" and organization.slug != "harbor"
+    assert not SlugReservation.select().where(SlugReservation.slug == "harbor").exists()
+    token = ApiToken.get(ApiToken.organization == organization.id)
+    assert token.revoked_at is not None
+    # The slug is free again.
+    assert client.post("/api/organizations/provision", headers=PLATFORM,
+                       json={"name": "Harbor", "slug": "harbor",
+                             "admin_email": "a@b.example"}).status_code == 202
+
+
+def _start_worker(config: dict, extra: dict) -> subprocess.Popen:
+    env = {**os.environ, "DATABASE_URL": config["DATABASE_URL"],
+           "REDIS_URL": config["REDIS_URL"], "INSTANCE_PATH": config["INSTANCE_PATH"],
+           "LOG_LEVEL": "WARNING", **extra}
+    return subprocess.Popen([sys.executable, "-m", "flask", "--app", "app", "worker"],
+                            cwd=PROJECT, env=env, start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def test_worker_killed_mid_job_resumes_at_its_step(make_app, app_config):
+    # The FHIR server answers 503 several times with a slow backoff: the worker is killed
+    # while the job sits in step 13, after twelve steps are recorded as done.
+    with FakeFhirMetadata(statuses=[503, 503]) as fhir:
+        app = make_app(JOB_RETRY_INTERVALS_S=[0, 0], PROVISIONING_RETRY_DELAYS_S=FAST_RETRIES)
+        client = app.test_client()
+        job_id = _provision(client, ehr={"fhir_base_url": fhir.base_url})
+        worker = _start_worker(app_config, {"PROVISIONING_RETRY_DELAYS_S": "30"})
+        try:
+            deadline = time.monotonic() + WAIT_S
+            while ProvisioningJob.get_by_id(job_id).current_step != \
+                    "configure_ehr_integration" or len(fhir.requests) < 1:
+                assert time.monotonic() < deadline, _status(client, job_id)
+                time.sleep(0.05)
+        finally:
+            os.killpg(worker.pid, signal.SIGKILL)
+            worker.wait()
+
+        mid = _status(client, job_id)
+        assert mid["status"] == "running"
+        assert mid["current_step"] == "configure_ehr_integration"
+        token_steps = [s for s in mid["steps"] if s["name"] == "issue_api_token"]
+        assert token_steps[0]["status"] == "done"
+
+        with app.app_context():
+            get_queue("provisioning").started_job_registry.cleanup(
+                timestamp=time.time() + AFTER_HEARTBEATS_S)
+        drain(app)
+        body = _status(client, job_id)
+
+    assert body["status"] == "succeeded", body
+    by_name = {s["name"]: s for s in body["steps"]}
+    # Done steps ran once; the interrupted one went on counting its attempts.
+    assert all(by_name[n]["attempts"] == 1 for n in ("create_organization", "issue_api_token"))
+    assert by_name["configure_ehr_integration"]["attempts"] >= 2
+    organization_id = body["organization_id"]
+    assert Organization.select().where(Organization.name == "Harbor Counseling").count() == 1
+    assert ApiToken.select().where(ApiToken.organization == organization_id).count() == 1
+    assert authenticate(body["result"]["admin_token"]).organization_id == organization_id
+
+
+def _installed(module: str) -> bool:
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(_installed("services.voice.deployments"),
+                    reason="the voice domain is part of this build")
+def test_requested_voice_without_the_voice_domain_is_skipped_not_done(make_app):
+    app = make_app(PROVISIONING_RETRY_DELAYS_S=FAST_RETRIES)
+    client = app.test_client()
+    job_id = _provision(client, voice={"phone_number": "+15551230000",
+                                       "webhook_url": "https://clinic.example/hooks"})
+    drain(app)
+    body = _status(client, job_id)
+    assert body["status"] == "succeeded"
+    reasons = {s["name"]: (s["status"], s["error"]) for s in body["steps"]}
+    assert reasons["create_voice_deployment"] == ("skipped", "voice not installed")
+    assert reasons["configure_outbound_webhooks"][0] == "skipped"
+    assert "not installed" in reasons["configure_outbound_webhooks"][1]
