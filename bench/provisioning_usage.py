@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 from app import create_app  # noqa: E402
 from models.base import db, is_postgres  # noqa: E402
 from models.organizations import Organization  # noqa: E402
-from models.usage import (
+from models.usage import (  # noqa: E402
     USAGE_METRICS,
     rebuild_rollups,
 )

@@ -15,8 +15,8 @@ from typing import Any
 
 from peewee import IntegrityError
 
-from jobs.queue import QUEUE_PROVISIONING, enqueue, job_id
 from models.base import db, utcnow
+from models.jobs import QUEUE_PROVISIONING, job_id, record_job
 from models.organizations import ProvisioningJob, ProvisioningStep, SlugReservation
 from services.errors import Conflict, NotFound
 from services.organizations import steps as step_defs
@@ -63,15 +63,17 @@ def create_job(data: Mapping[str, Any]) -> ProvisioningJob:
     return job
 
 
+PROVISIONING_JOB = "jobs.organizations.run_provisioning"
+PROVISIONING_FAILED_HOOK = "jobs.organizations.fail_provisioning"
+
+
 def request_provisioning(data: Mapping[str, Any]) -> ProvisioningJob:
     """Record the job and queue it once the caller's transaction commits."""
-    from jobs.organizations import fail_provisioning, run_provisioning
-
     with db.atomic():
         job = create_job(data)
-        enqueue(run_provisioning, job.id, id=job_id("provision", job.id),
-                queue=QUEUE_PROVISIONING, max_attempts=JOB_ATTEMPTS,
-                on_failure=fail_provisioning)
+        record_job(PROVISIONING_JOB, job.id, id=job_id("provision", job.id),
+                   queue=QUEUE_PROVISIONING, max_attempts=JOB_ATTEMPTS,
+                   on_failure=PROVISIONING_FAILED_HOOK)
     return job
 
 

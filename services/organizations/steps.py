@@ -18,9 +18,9 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import requests
 import stripe
+from redis import Redis
 from redis.exceptions import RedisError
 
-from jobs.redis_conn import get_redis
 from models.base import utcnow
 from models.organizations import (
     Organization,
@@ -329,7 +329,8 @@ def run_health_checks(ctx: StepContext) -> dict:
     if problems:
         raise PermanentStepError("health checks failed: " + ", ".join(problems))
     try:
-        get_redis().ping()
+        # The queue the organization's work will run on (the job's own Redis, by URL).
+        Redis.from_url(ctx.config["REDIS_URL_EFFECTIVE"]).ping()
     except RedisError as error:
         raise TransientStepError(f"queue unavailable: {type(error).__name__}") from error
     return {"checked": ["admin_token", "admin_account", "quotas", "ehr", "queue"]}
