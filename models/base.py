@@ -8,9 +8,18 @@ import time
 from datetime import UTC, datetime
 from typing import Any
 
-from peewee import DatabaseProxy, DateTimeField, Model, PostgresqlDatabase, TextField
+from peewee import (
+    DatabaseProxy,
+    DateTimeField,
+    InterfaceError,
+    Model,
+    OperationalError,
+    PostgresqlDatabase,
+    TextField,
+)
 from playhouse.db_url import connect, parse
 from playhouse.pool import PooledPostgresqlDatabase
+from playhouse.shortcuts import ReconnectMixin
 
 db = DatabaseProxy()
 
@@ -43,11 +52,19 @@ POOL_WAIT_TIMEOUT_S = 10
 POOL_TRUST_RECENT_S = 5.0
 
 
-class PooledPostgres(PooledPostgresqlDatabase):
+class PooledPostgres(ReconnectMixin, PooledPostgresqlDatabase):
     """Peewee's pool, minus the liveness round trip for a connection that was in use a moment
-    ago. A connection the server dropped while idle for longer is still caught at checkout; one
-    dropped in the last few seconds fails its request once and is then discarded (its
-    transaction status is no longer idle)."""
+    ago. A connection the server dropped (a restart, a failover, an idle timeout) is caught at
+    its next statement outside a transaction, or at BEGIN: it is discarded and the statement
+    runs again on a new connection, so the web process recovers without a restart. Inside a
+    transaction nothing is retried silently; that request fails (503) and changes nothing."""
+
+    reconnect_errors = (
+        (OperationalError, "server closed the connection"),
+        (OperationalError, "terminating connection"),
+        (OperationalError, "connection already closed"),
+        (InterfaceError, "connection already closed"),
+    )
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

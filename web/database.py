@@ -8,7 +8,7 @@ from pathlib import Path
 
 from flask import Flask
 from flask_smorest import abort
-from peewee import OperationalError
+from peewee import InterfaceError, OperationalError
 
 from models.base import bind_database, db
 
@@ -32,6 +32,16 @@ def init_app(app: Flask) -> None:
 
             if request.endpoint != HEALTH_ENDPOINT:
                 abort(503, message="The database is unavailable; try again shortly.")
+
+    @app.errorhandler(OperationalError)
+    @app.errorhandler(InterfaceError)
+    def _database_unavailable(error: Exception):
+        # A dropped connection inside a transaction (after one outside is retried on a new
+        # connection), or SQLite's writer busy past its timeout: nothing was committed.
+        logger.warning("database error: %s", type(error).__name__)
+        body = {"code": 503, "status": "Service Unavailable",
+                "message": "The database is unavailable; try again shortly."}
+        return body, 503, {"Retry-After": "1"}
 
     @app.teardown_request
     def _close(exc: BaseException | None) -> None:

