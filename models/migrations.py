@@ -23,6 +23,7 @@ from models.clinical import ClinicalSession, TranscriptChunk
 from models.idempotency import IdempotencyRecord
 from models.jobs import JobRecord
 from models.organizations import Organization
+from models.outbound import DeliveryAttempt, OutboundEvent, WebhookDelivery, WebhookEndpoint
 from models.sessions import TherapySession
 from models.templates import Template
 from models.tokens import ApiToken
@@ -82,10 +83,16 @@ def _m002_clinical_analysis() -> None:
                          "latest_analysis_id")
 
 
+def _m004_outbound_voice() -> None:
+    db.create_tables([WebhookEndpoint, OutboundEvent, WebhookDelivery, DeliveryAttempt],
+                     safe=True)
+
+
 MIGRATIONS: tuple[tuple[int, str, Callable[[], None]], ...] = (
     (1, "organizations, tokens, audit log, templates, therapy sessions, jobs, usage",
      _m001_foundation),
     (2, "session analyses and live clinical sessions", _m002_clinical_analysis),
+    (4, "outbound webhooks and voice intake", _m004_outbound_voice),
 )
 
 
