@@ -67,6 +67,11 @@ def from_env(env: Mapping[str, str] | None = None) -> dict[str, Any]:
         "PROXY_FIX_X_FOR": _int(env.get("PROXY_FIX_X_FOR"), 0),
         "LOG_LEVEL": env.get("LOG_LEVEL") or "INFO",
         "LOG_FORMAT": env.get("LOG_FORMAT") or "json",
+        # Header names of the voice platform's HMAC credential, and the address the platform
+        # and clinics reach this service at (else each request's own root URL).
+        "VOICE_SIGNATURE_HEADER": env.get("VOICE_SIGNATURE_HEADER") or "service-voice-signature",
+        "VOICE_TIMESTAMP_HEADER": env.get("VOICE_TIMESTAMP_HEADER") or "service-voice-timestamp",
+        "PUBLIC_BASE_URL": env.get("PUBLIC_BASE_URL") or "",
     }
 
 

@@ -28,6 +28,16 @@ from models.sessions import TherapySession
 from models.templates import Template
 from models.tokens import ApiToken
 from models.usage import UsageEvent
+from models.voice import (
+    Escalation,
+    IntakeSummary,
+    ScreenerResult,
+    VoiceCall,
+    VoiceDeployment,
+    VoiceEvent,
+    VoiceToolCall,
+    VoiceTranscriptEntry,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -84,8 +94,9 @@ def _m002_clinical_analysis() -> None:
 
 
 def _m004_outbound_voice() -> None:
-    db.create_tables([WebhookEndpoint, OutboundEvent, WebhookDelivery, DeliveryAttempt],
-                     safe=True)
+    db.create_tables([WebhookEndpoint, OutboundEvent, WebhookDelivery, DeliveryAttempt,
+                      VoiceDeployment, VoiceCall, VoiceEvent, VoiceTranscriptEntry,
+                      VoiceToolCall, ScreenerResult, Escalation, IntakeSummary], safe=True)
 
 
 MIGRATIONS: tuple[tuple[int, str, Callable[[], None]], ...] = (

@@ -1,0 +1,258 @@
+"""The voice platform's server messages applied to a call, and the call's state.
+
+`handle` runs every message in one transaction, so an answer of 2xx means the message and all
+it changed are stored. Each message is recorded under a dedup key (call, type, timestamp); a
+duplicate changes nothing and emits nothing. Tool calls are answered once per `toolCallId`, and
+a repeat gets the stored answer. A call's status only moves forward: never back from `ended`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+from peewee import IntegrityError
+
+from models.base import db, utcnow
+from models.voice import VoiceCall, VoiceEvent, VoiceToolCall, VoiceTranscriptEntry
+from services.analysis import MAX_TRANSCRIPT_CHARS
+from services.errors import NotFound
+from services.usage import record_usage
+from services.voice import assistant, events, functions, messages, risk, summary
+from services.voice.deployments import find_for_message
+
+logger = logging.getLogger(__name__)
+
+STATUS_RANK = {"scheduled": 0, "queued": 1, "ringing": 2, "in-progress": 3, "forwarding": 4,
+               "ended": 5}
+MAX_RESULT_CHARS = 4000
+
+
+def admit_new_call(organization_id: str) -> None:
+    """Where a new call is admitted against the organization's quotas: the merge wires
+    `services.organizations.quotas.check_quota(organization_id, "voice_calls")` in here."""
+    return None
+
+
+def handle(payload: Any, raw: bytes, base_url: str) -> dict:
+    """Apply one verified server message; returns the body the platform expects."""
+    message = messages.message_of(payload)
+    kind = messages.message_type(message)
+    if kind == "assistant-request":
+        return assistant.respond(message, base_url)
+    if kind == "transcript" and not messages.is_final_transcript(message):
+        return {}  # partials are superseded by the final line; they are not the transcript
+    with db.atomic():
+        call = _call_for(message)
+        fresh = _record(message, kind, raw, call)
+        if kind == "tool-calls":
+            return {"results": [_tool_call(call, tc_id, name, args)
+                                for tc_id, name, args in messages.tool_calls(message)]}
+        if kind == "function-call":
+            name, args = messages.function_call(message)
+            stamp = messages.timestamp_ms(message)
+            answer = _tool_call(call, f"fn-{stamp}" if stamp else None, name, args)
+            return {"result": answer.get("result", answer.get("error"))}
+        if not fresh or call is None:
+            return {}
+        apply = _APPLY.get(kind)
+        if apply is not None:
+            apply(call, message, base_url)
+    return {}
+
+
+def _call_for(message: dict) -> VoiceCall | None:
+    platform_id = messages.call_id(message)
+    if platform_id is None:
+        return None
+    call = VoiceCall.get_or_none(VoiceCall.call_id == platform_id)
+    if call is not None:
+        return call
+    deployment = find_for_message(messages.deployment_hint(message),
+                                  messages.called_number(message))
+    if deployment is None:
+        return None
+    try:
+        with db.atomic():
+            call = VoiceCall.create(call_id=platform_id, organization=deployment.organization_id,
+                                    deployment=deployment,
+                                    patient_phone=messages.customer_number(message))
+    except IntegrityError:  # the same call's first messages raced; the other one created it
+        return VoiceCall.get(VoiceCall.call_id == platform_id)
+    admit_new_call(deployment.organization_id)
+    record_usage(deployment.organization_id, "voice_calls", details={"call": call.id})
+    events.emit_for_call(call, "intake.started",
+                         {"call_id": platform_id, "deployment_id": deployment.id,
+                          "patient_phone": call.patient_phone}, "started")
+    logger.info("voice call %s started on deployment %s", call.id, deployment.id)
+    return call
+
+
+def _record(message: dict, kind: str, raw: bytes, call: VoiceCall | None) -> bool:
+    """Store the message; False when it is a duplicate."""
+    try:
+        with db.atomic():
+            VoiceEvent.create(dedup_key=messages.dedup_key(message, kind or "unknown", raw),
+                              call_id=messages.call_id(message),
+                              organization=call.organization_id if call else None,
+                              type=(kind or "unknown")[:80],
+                              timestamp_ms=messages.timestamp_ms(message),
+                              payload=messages.strip_credentials({"message": message}))
+    except IntegrityError:
+        return False
+    return True
+
+
+def _single_line(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, separators=(",", ":"),
+                                                           ensure_ascii=False)
+    return " ".join(text.split())[:MAX_RESULT_CHARS]
+
+
+def _tool_call(call: VoiceCall | None, tool_call_id: str | None, name: str,
+               args: dict) -> dict:
+    """Run one intake function once per tool call id; a repeat answers the stored result."""
+    key = f"{call.call_id if call else '-'}:{tool_call_id}"[:300] if tool_call_id else None
+    stored = VoiceToolCall.get_or_none(VoiceToolCall.id == key) if key else None
+    if stored is None:
+        try:
+            with db.atomic():
+                result, error = _single_line(functions.run(call, name, args)), None
+        except functions.FunctionError as exc:
+            result, error = None, _single_line(str(exc))
+        if key:
+            stored = VoiceToolCall.create(id=key, call=call.id if call else None, name=name,
+                                          result=result, error=error)
+        else:
+            stored = VoiceToolCall(name=name, result=result, error=error)
+    answer = {"toolCallId": tool_call_id or "", "name": name}
+    if stored.error is not None:
+        answer["error"] = stored.error
+    else:
+        answer["result"] = stored.result
+    return answer
+
+
+def _status_update(call: VoiceCall, message: dict, base_url: str) -> None:
+    status = str(message.get("status") or "")
+    if status not in STATUS_RANK or STATUS_RANK[status] <= STATUS_RANK.get(call.status, 0):
+        return  # a late or repeated status never moves the call back
+    moment = messages.parse_time(message.get("timestamp")) or utcnow()
+    platform_call = messages.call_of(message)
+    call.status, call.updated_at = status, utcnow()
+    if status == "in-progress" or (status == "ended" and call.started_at is None):
+        call.started_at = call.started_at or messages.parse_time(
+            platform_call.get("startedAt")) or (moment if status == "in-progress" else None)
+    if status == "ended":
+        call.ended_at = messages.parse_time(platform_call.get("endedAt")) or moment
+        call.ended_reason = message.get("endedReason") or platform_call.get("endedReason")
+        call.duration_ms = _duration(call)
+    call.save()
+    logger.info("voice call %s status %s", call.id, status)
+    if status == "ended":
+        summary.finalize(call, base_url)
+
+
+def _duration(call: VoiceCall) -> int | None:
+    if call.started_at and call.ended_at and call.ended_at >= call.started_at:
+        return int((call.ended_at - call.started_at).total_seconds() * 1000)
+    return None
+
+
+def add_transcript_line(call: VoiceCall, role: str, text: str, at) -> None:
+    """Store one final line (in arrival order) and read the caller's lines for crisis."""
+    text = text.strip()
+    if not text:
+        return
+    claimed = (VoiceCall.update(transcript_count=VoiceCall.transcript_count + 1,
+                                transcript_chars=VoiceCall.transcript_chars + len(text))
+               .where((VoiceCall.id == call.id)
+                      & (VoiceCall.transcript_chars + len(text) <= MAX_TRANSCRIPT_CHARS))
+               .execute())
+    if not claimed:
+        logger.warning("voice call %s transcript limit reached; line not stored", call.id)
+        return
+    seq = VoiceCall.get_by_id(call.id).transcript_count
+    VoiceTranscriptEntry.create(call=call.id, seq=seq, role=role, text=text, at=at)
+    if role == "caller":
+        band = risk.caller_line_risk(text)
+        if band is not None:
+            risk.escalate(call, band, "transcript", "crisis language in the caller's words")
+
+
+def _transcript(call: VoiceCall, message: dict, base_url: str) -> None:
+    text = message.get("transcript")
+    if isinstance(text, str):
+        add_transcript_line(call, messages.role_of(message.get("role")), text,
+                            messages.parse_time(message.get("timestamp")) or utcnow())
+
+
+def _end_of_call_report(call: VoiceCall, message: dict, base_url: str) -> None:
+    report = messages.end_report(message)
+    call.started_at = report["started_at"] or call.started_at  # the report is authoritative
+    if report["ended_at"]:
+        call.ended_at = report["ended_at"]
+    call.ended_at = call.ended_at or messages.parse_time(message.get("timestamp")) or utcnow()
+    call.ended_reason = report["ended_reason"] or call.ended_reason
+    call.status = "ended"
+    call.duration_ms = _duration(call)
+    call.report = {"summary": report["summary"], "structured_data": report["structured_data"],
+                   "success_evaluation": report["success_evaluation"]}
+    call.updated_at = utcnow()
+    call.save()
+    if call.transcript_count == 0:
+        # No transcript messages were subscribed: take the final lines from the artifact.
+        for line in report["messages"]:
+            if isinstance(line, dict) and isinstance(line.get("message"), str) \
+                    and line.get("role") in ("user", "bot", "assistant"):
+                add_transcript_line(call, messages.role_of(line.get("role")), line["message"],
+                                    messages.parse_time(line.get("time")) or call.ended_at)
+    summary.finalize(call, base_url)
+
+
+def _hang(call: VoiceCall, message: dict, base_url: str) -> None:
+    call.hung_at = messages.parse_time(message.get("timestamp")) or utcnow()
+    call.save()
+
+
+def _user_interrupted(call: VoiceCall, message: dict, base_url: str) -> None:
+    VoiceCall.update(interruptions=VoiceCall.interruptions + 1).where(
+        VoiceCall.id == call.id).execute()
+
+
+_APPLY = {
+    "status-update": _status_update,
+    "transcript": _transcript,
+    "end-of-call-report": _end_of_call_report,
+    "hang": _hang,
+    "user-interrupted": _user_interrupted,
+    # speech-update and unknown types: recorded above, nothing else to change.
+}
+
+
+def get_call(organization_id: str, platform_call_id: str) -> VoiceCall:
+    call = VoiceCall.get_or_none((VoiceCall.call_id == platform_call_id)
+                                 & (VoiceCall.organization == organization_id))
+    if call is None:
+        raise NotFound("Call not found.")
+    return call
+
+
+def call_state(call: VoiceCall) -> dict:
+    return {
+        "call_id": call.call_id, "deployment_id": call.deployment_id, "status": call.status,
+        "started_at": call.started_at, "ended_at": call.ended_at,
+        "ended_reason": call.ended_reason, "duration_ms": call.duration_ms,
+        "patient_phone": call.patient_phone, "hung_at": call.hung_at,
+        "interruptions": call.interruptions, "details": call.details,
+        "screeners": [r for r in summary.screener_results(call) if r.completed_at],
+        "risk_band": call.risk_band, "escalation_id": call.escalation_id,
+        "summary_id": call.summary_id,
+    }
+
+
+def transcript(call: VoiceCall) -> dict:
+    entries = [{"seq": position, "role": e.role, "text": e.text, "at": e.at}
+               for position, e in enumerate(summary.transcript_entries(call), start=1)]
+    return {"call_id": call.call_id, "entries": entries}
