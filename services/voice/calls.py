@@ -45,14 +45,15 @@ def handle(payload: Any, raw: bytes, base_url: str) -> dict:
         return {}  # partials are superseded by the final line; they are not the transcript
     with db.atomic():
         call = _call_for(message)
+        platform_id = messages.call_id(message) or "-"
         fresh = _record(message, kind, raw, call)
         if kind == "tool-calls":
-            return {"results": [_tool_call(call, tc_id, name, args)
+            return {"results": [_tool_call(call, platform_id, tc_id, name, args)
                                 for tc_id, name, args in messages.tool_calls(message)]}
         if kind == "function-call":
             name, args = messages.function_call(message)
             stamp = messages.timestamp_ms(message)
-            answer = _tool_call(call, f"fn-{stamp}" if stamp else None, name, args)
+            answer = _tool_call(call, platform_id, f"fn-{stamp}" if stamp else None, name, args)
             return {"result": answer.get("result", answer.get("error"))}
         if not fresh or call is None:
             return {}
@@ -110,10 +111,10 @@ def _single_line(value: Any) -> str:
     return " ".join(text.split())[:MAX_RESULT_CHARS]
 
 
-def _tool_call(call: VoiceCall | None, tool_call_id: str | None, name: str,
+def _tool_call(call: VoiceCall | None, platform_id: str, tool_call_id: str | None, name: str,
                args: dict) -> dict:
     """Run one intake function once per tool call id; a repeat answers the stored result."""
-    key = f"{call.call_id if call else '-'}:{tool_call_id}"[:300] if tool_call_id else None
+    key = f"{platform_id}:{tool_call_id}"[:300] if tool_call_id else None
     stored = VoiceToolCall.get_or_none(VoiceToolCall.id == key) if key else None
     if stored is None:
         try:

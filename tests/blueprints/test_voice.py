@@ -465,3 +465,29 @@ def test_deliveries_are_listed_and_can_be_redelivered(client, auth, deployment, 
     assert again.status_code == 202
     drain(run_worker)
     assert [r.headers["webhook-id"] for r in receiver.requests] == [listed[0]["event_id"]] * 2
+
+
+def test_events_arriving_while_redis_is_down_are_delivered_once_after(make_app, org, auth,
+                                                                     receiver):
+    from jobs.worker import run_worker
+
+    down = make_app(**{**CONFIG, "REDIS_URL": "redis://127.0.0.1:1/0"})
+    client = down.test_client()
+    created = client.post("/api/voice/deployments", headers=auth, json={
+        "name": "Line", "phone_number": LINE_NUMBER, "webhook_url": receiver.url})
+    receiver.secrets = [created.json["signing_secret"]]
+    for message in _call_messages(Call("call-down")):
+        assert post(client, message).status_code == 200  # stored, whatever Redis does
+    up = make_app(**CONFIG)
+    run_worker(up, burst=True)
+    run_worker(up, burst=True)
+    assert [e["event"] for e in events_received(receiver)] == [
+        "intake.started", "intake.screener.completed", "intake.summary.ready",
+        "intake.completed"]
+
+
+def _call_messages(call: Call) -> list[dict]:
+    return [call.status("in-progress", 1),
+            call.tools(2, ("s1", "submit_screener",
+                            {"screener": "gad7", "answers": [0, 1, 0, 1, 0, 1, 0]})),
+            call.status("ended", 60), call.report(61, duration_s=59)]
