@@ -69,14 +69,15 @@ class VoiceEvent(BaseModel):
 
 
 class VoiceTranscriptEntry(BaseModel):
+    """A final line; lines are read in spoken order (`at`, then arrival: the auto id)."""
+
     call = ForeignKeyField(VoiceCall, backref="transcript", on_delete="CASCADE")
-    seq = IntegerField()
     role = CharField(max_length=20)
     text = TextField()
     at = UTCDateTimeField()
 
     class Meta:
-        indexes = ((("call", "seq"), True),)
+        indexes = ((("call", "at"), False),)
 
 
 class VoiceToolCall(BaseModel):

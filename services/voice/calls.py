@@ -14,7 +14,7 @@ from typing import Any
 
 from peewee import IntegrityError
 
-from models.base import db, utcnow
+from models.base import db, new_id, utcnow
 from models.voice import VoiceCall, VoiceEvent, VoiceToolCall, VoiceTranscriptEntry
 from services.analysis import MAX_TRANSCRIPT_CHARS
 from services.errors import NotFound
@@ -43,10 +43,14 @@ def handle(payload: Any, raw: bytes, base_url: str) -> dict:
         return assistant.respond(message, base_url)
     if kind == "transcript" and not messages.is_final_transcript(message):
         return {}  # partials are superseded by the final line; they are not the transcript
+    # Everything that needs no database is worked out before the transaction, which holds
+    # SQLite's single write lock: the shorter it is, the more messages per second.
+    event = _event_fields(message, kind, raw)
+    line = _transcript_line(message) if kind == "transcript" else None
     with db.atomic():
-        call = _call_for(message)
+        call = _call_for(message, narrow=kind == "transcript")
         platform_id = messages.call_id(message) or "-"
-        fresh = _record(message, kind, raw, call)
+        fresh = _record(event, call)
         if kind == "tool-calls":
             return {"results": [_tool_call(call, platform_id, tc_id, name, args)
                                 for tc_id, name, args in messages.tool_calls(message)]}
@@ -57,17 +61,26 @@ def handle(payload: Any, raw: bytes, base_url: str) -> dict:
             return {"result": answer.get("result", answer.get("error"))}
         if not fresh or call is None:
             return {}
+        if line is not None:
+            add_transcript_line(call, *line)
+            return {}
         apply = _APPLY.get(kind)
         if apply is not None:
             apply(call, message, base_url)
     return {}
 
 
-def _call_for(message: dict) -> VoiceCall | None:
+# What a transcript line needs of its call: the hot path reads no more (and never saves it).
+_NARROW_COLUMNS = (VoiceCall.id, VoiceCall.call_id, VoiceCall.organization,
+                   VoiceCall.deployment, VoiceCall.transcript_count)
+
+
+def _call_for(message: dict, narrow: bool = False) -> VoiceCall | None:
     platform_id = messages.call_id(message)
     if platform_id is None:
         return None
-    call = VoiceCall.get_or_none(VoiceCall.call_id == platform_id)
+    query = VoiceCall.select(*_NARROW_COLUMNS) if narrow else VoiceCall.select()
+    call = query.where(VoiceCall.call_id == platform_id).first()
     if call is not None:
         return call
     deployment = find_for_message(messages.deployment_hint(message),
@@ -90,19 +103,19 @@ def _call_for(message: dict) -> VoiceCall | None:
     return call
 
 
-def _record(message: dict, kind: str, raw: bytes, call: VoiceCall | None) -> bool:
-    """Store the message; False when it is a duplicate."""
-    try:
-        with db.atomic():
-            VoiceEvent.create(dedup_key=messages.dedup_key(message, kind or "unknown", raw),
-                              call_id=messages.call_id(message),
-                              organization=call.organization_id if call else None,
-                              type=(kind or "unknown")[:80],
-                              timestamp_ms=messages.timestamp_ms(message),
-                              payload=messages.strip_credentials({"message": message}))
-    except IntegrityError:
-        return False
-    return True
+def _event_fields(message: dict, kind: str, raw: bytes) -> dict:
+    return {"dedup_key": messages.dedup_key(message, kind or "unknown", raw),
+            "call_id": messages.call_id(message), "type": (kind or "unknown")[:80],
+            "timestamp_ms": messages.timestamp_ms(message),
+            "payload": messages.strip_credentials({"message": message})}
+
+
+def _record(event: dict, call: VoiceCall | None) -> bool:
+    """Store the message; False when it is a duplicate (its dedup key is already stored)."""
+    inserted = (VoiceEvent.insert(id=new_id("vev"),
+                                  organization=call.organization_id if call else None, **event)
+                .on_conflict_ignore().as_rowcount().execute())
+    return inserted == 1
 
 
 def _single_line(value: Any) -> str:
@@ -161,11 +174,20 @@ def _duration(call: VoiceCall) -> int | None:
     return None
 
 
-def add_transcript_line(call: VoiceCall, role: str, text: str, at) -> None:
-    """Store one final line (in arrival order) and read the caller's lines for crisis."""
-    text = text.strip()
-    if not text:
-        return
+def _transcript_line(message: dict) -> tuple[str, str, Any, str | None] | None:
+    """(role, text, time, crisis band) of a final line; the detector reads callers' lines."""
+    text = message.get("transcript")
+    if not isinstance(text, str) or not text.strip():
+        return None
+    role = messages.role_of(message.get("role"))
+    band = risk.caller_line_risk(text) if role == "caller" else None
+    return (role, text.strip(), messages.parse_time(message.get("timestamp")) or utcnow(),
+            band)
+
+
+def add_transcript_line(call: VoiceCall, role: str, text: str, at: Any,
+                        band: str | None) -> None:
+    """Store one final line, escalating when the caller's words carry crisis language."""
     claimed = (VoiceCall.update(transcript_count=VoiceCall.transcript_count + 1,
                                 transcript_chars=VoiceCall.transcript_chars + len(text))
                .where((VoiceCall.id == call.id)
@@ -174,19 +196,9 @@ def add_transcript_line(call: VoiceCall, role: str, text: str, at) -> None:
     if not claimed:
         logger.warning("voice call %s transcript limit reached; line not stored", call.id)
         return
-    seq = VoiceCall.get_by_id(call.id).transcript_count
-    VoiceTranscriptEntry.create(call=call.id, seq=seq, role=role, text=text, at=at)
-    if role == "caller":
-        band = risk.caller_line_risk(text)
-        if band is not None:
-            risk.escalate(call, band, "transcript", "crisis language in the caller's words")
-
-
-def _transcript(call: VoiceCall, message: dict, base_url: str) -> None:
-    text = message.get("transcript")
-    if isinstance(text, str):
-        add_transcript_line(call, messages.role_of(message.get("role")), text,
-                            messages.parse_time(message.get("timestamp")) or utcnow())
+    VoiceTranscriptEntry.create(call=call.id, role=role, text=text, at=at)
+    if band is not None:
+        risk.escalate(call, band, "transcript", "crisis language in the caller's words")
 
 
 def _end_of_call_report(call: VoiceCall, message: dict, base_url: str) -> None:
@@ -204,11 +216,15 @@ def _end_of_call_report(call: VoiceCall, message: dict, base_url: str) -> None:
     call.save()
     if call.transcript_count == 0:
         # No transcript messages were subscribed: take the final lines from the artifact.
-        for line in report["messages"]:
-            if isinstance(line, dict) and isinstance(line.get("message"), str) \
-                    and line.get("role") in ("user", "bot", "assistant"):
-                add_transcript_line(call, messages.role_of(line.get("role")), line["message"],
-                                    messages.parse_time(line.get("time")) or call.ended_at)
+        for entry in report["messages"]:
+            if not isinstance(entry, dict) or entry.get("role") not in ("user", "bot",
+                                                                        "assistant"):
+                continue
+            line = _transcript_line({"transcript": entry.get("message"),
+                                     "role": entry.get("role"), "timestamp": entry.get("time")})
+            if line is not None:
+                add_transcript_line(call, *line[:2], line[2] if entry.get("time")
+                                    else call.ended_at, line[3])
     summary.finalize(call, base_url)
 
 
@@ -224,7 +240,6 @@ def _user_interrupted(call: VoiceCall, message: dict, base_url: str) -> None:
 
 _APPLY = {
     "status-update": _status_update,
-    "transcript": _transcript,
     "end-of-call-report": _end_of_call_report,
     "hang": _hang,
     "user-interrupted": _user_interrupted,

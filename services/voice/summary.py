@@ -28,7 +28,7 @@ def iso(moment) -> str | None:
 def transcript_entries(call: VoiceCall) -> list[VoiceTranscriptEntry]:
     """Final lines in the order they were said (message time, then arrival)."""
     return list(VoiceTranscriptEntry.select().where(VoiceTranscriptEntry.call == call.id)
-                .order_by(VoiceTranscriptEntry.at, VoiceTranscriptEntry.seq))
+                .order_by(VoiceTranscriptEntry.at, VoiceTranscriptEntry.id))
 
 
 def screener_results(call: VoiceCall) -> list[ScreenerResult]:
