@@ -23,6 +23,7 @@ from schemas.voice import (
 from services.errors import NotFound
 from services.outbound import delivery as outbound
 from services.voice import calls, deployments, summary
+from services.voice.messages import MalformedMessage
 from services.voice.verification import SignatureInvalid, verify
 from web.api import PUBLIC, ListPage
 from web.auth import audit_access, current_org_id, require
@@ -64,8 +65,8 @@ def _handle():
     raw, payload = _verified_payload()
     try:
         return calls.handle(payload, raw, _base_url())
-    except ValueError as exc:
-        abort(400, message=str(exc))
+    except MalformedMessage as exc:
+        abort(400, message=f"Not a server message: {exc}.")
 
 
 @blp.route("/webhook")

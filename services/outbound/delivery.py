@@ -24,6 +24,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import requests
+from peewee import IntegrityError
 
 from models.base import db, new_id, utcnow
 from models.outbound import DeliveryAttempt, OutboundEvent, WebhookDelivery, WebhookEndpoint
@@ -74,9 +75,13 @@ def emit(endpoint: WebhookEndpoint | None, event: str, fields: dict, *, ordering
         if existing is not None:
             return existing
         now = utcnow()
-        record = OutboundEvent.create(id=event_id, organization=endpoint.organization_id,
-                                      event=event, body=serialise(event, event_id, now, fields),
-                                      created_at=now)
+        try:
+            with db.atomic():
+                record = OutboundEvent.create(
+                    id=event_id, organization=endpoint.organization_id, event=event,
+                    body=serialise(event, event_id, now, fields), created_at=now)
+        except IntegrityError:  # the same event emitted concurrently: that one is sent
+            return OutboundEvent.get_by_id(event_id)
         delivery = WebhookDelivery.create(event=record, endpoint=endpoint,
                                           ordering_key=ordering_key, created_at=now)
         _queue_attempt(delivery, 1, "emit")

@@ -19,10 +19,14 @@ _CREDENTIAL_KEYS = frozenset({"credentialId", "credential", "twilioAuthToken", "
                               "vonageApiSecret", "telnyxApiKey", "secret", "serverUrlSecret"})
 
 
+class MalformedMessage(ValueError):
+    """The body is JSON but not a server message."""
+
+
 def message_of(payload: Any) -> dict:
     if isinstance(payload, dict) and isinstance(payload.get("message"), dict):
         return payload["message"]
-    raise ValueError("the body must be an object with a `message` object")
+    raise MalformedMessage("the body must be an object with a `message` object")
 
 
 def message_type(message: dict) -> str:

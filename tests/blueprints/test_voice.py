@@ -491,3 +491,29 @@ def _call_messages(call: Call) -> list[dict]:
             call.tools(2, ("s1", "submit_screener",
                             {"screener": "gad7", "answers": [0, 1, 0, 1, 0, 1, 0]})),
             call.status("ended", 60), call.report(61, duration_s=59)]
+
+
+def test_ensure_deployment_is_idempotent_per_number(app, org, other_org, receiver):
+    from services.errors import Conflict
+    from services.voice.deployments import delete_deployment, ensure_deployment
+
+    with app.app_context():
+        first = ensure_deployment(org.id, name="Line", phone_number="+1 (555) 010-0300",
+                                  webhook_url=receiver.url)
+        again = ensure_deployment(org.id, name="Line", phone_number="+15550100300",
+                                  webhook_url=receiver.url)
+        assert again.id == first.id and first.screeners == ["phq9", "gad7"]
+        with pytest.raises(Conflict):
+            ensure_deployment(other_org.id, name="Other", phone_number="+15550100300",
+                              webhook_url=None)
+        delete_deployment(first.id)
+        assert ensure_deployment(org.id, name="Line", phone_number="+15550100300",
+                                 webhook_url=None).id != first.id
+
+
+@pytest.mark.parametrize("body", [b"not json", b"[1, 2]", b'{"message": "text"}'])
+def test_signed_body_that_is_not_a_server_message_is_400(client, body):
+    response = client.post("/api/voice/webhook", data=body, headers={
+        "Content-Type": "application/json", "service-voice-signature": sign(SECRET, body)})
+    assert response.status_code == 400 and response.json["code"] == 400
+    assert VoiceEvent.select().count() == 0

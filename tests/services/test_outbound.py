@@ -237,3 +237,15 @@ def test_events_written_while_redis_is_down_are_delivered_once_after(make_app, o
     _drain(up)
     assert [json.loads(r.body)["event"] for r in receiver.requests] == [
         "intake.started", "intake.completed"]
+
+
+def test_endpoint_interface_is_idempotent_and_oldest_first(fast_app, org, receiver):
+    with fast_app.app_context():
+        first = endpoints.ensure_endpoint(org.id, receiver.url)
+        assert endpoints.ensure_endpoint(org.id, receiver.url).id == first.id
+        second = endpoints.ensure_endpoint(org.id, receiver.url + "/second")
+        assert endpoints.default_endpoint(org.id).id == first.id
+        endpoints.disable(first.id, "test")
+        assert endpoints.default_endpoint(org.id).id == second.id
+        endpoints.remove_endpoint(second.id)
+        assert endpoints.default_endpoint(org.id) is None
