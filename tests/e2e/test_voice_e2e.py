@@ -29,8 +29,11 @@ def receiver() -> Iterator[WebhookReceiver]:
 
 @pytest.fixture(scope="module")
 def service(tmp_path_factory: pytest.TempPathFactory, receiver) -> Iterator[Service]:
+    # Its own queue names: on PostgreSQL runs every e2e service shares one Redis database, and
+    # another service's worker must not take this one's jobs.
     running = Service(tmp_path_factory.mktemp("voice-e2e"), extra_env={
-        "VOICE_WEBHOOK_SECRET": SECRET, "ALLOW_PRIVATE_WEBHOOK_URLS": "true"}).start()
+        "VOICE_WEBHOOK_SECRET": SECRET, "ALLOW_PRIVATE_WEBHOOK_URLS": "true",
+        "QUEUE_PREFIX": "voice-e2e-"}).start()
     try:
         yield running
     finally:
