@@ -55,7 +55,8 @@ class VoiceCall(BaseModel):
 
 
 class VoiceEvent(BaseModel):
-    """Every server message accepted (partial transcripts aside), payload without credentials."""
+    """Every server message accepted, payload without credentials (final transcript lines are
+    kept as VoiceTranscriptEntry rows instead, partials not at all)."""
 
     id = CharField(primary_key=True, default=lambda: new_id("vev"))
     # call id + type + timestamp (or tool call id): a duplicate delivery hits this index.
@@ -72,6 +73,8 @@ class VoiceTranscriptEntry(BaseModel):
     """A final line; lines are read in spoken order (`at`, then arrival: the auto id)."""
 
     call = ForeignKeyField(VoiceCall, backref="transcript", on_delete="CASCADE")
+    # The message's dedup key: a final line is stored here only (no VoiceEvent row), once.
+    dedup_key = CharField(max_length=300, unique=True)
     role = CharField(max_length=20)
     text = TextField()
     at = UTCDateTimeField()

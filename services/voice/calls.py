@@ -47,8 +47,16 @@ def handle(payload: Any, raw: bytes, base_url: str) -> dict:
     # SQLite's single write lock: the shorter it is, the more messages per second.
     event = _event_fields(message, kind, raw)
     line = _transcript_line(message) if kind == "transcript" else None
+    if kind == "transcript":
+        with db.atomic():
+            call = _call_for(message, narrow=True)
+            if call is None or line is None:
+                _record(event, call)
+            else:
+                add_transcript_line(call, *line, dedup_key=event["dedup_key"])
+        return {}
     with db.atomic():
-        call = _call_for(message, narrow=kind == "transcript")
+        call = _call_for(message)
         platform_id = messages.call_id(message) or "-"
         fresh = _record(event, call)
         if kind == "tool-calls":
@@ -60,9 +68,6 @@ def handle(payload: Any, raw: bytes, base_url: str) -> dict:
             answer = _tool_call(call, platform_id, f"fn-{stamp}" if stamp else None, name, args)
             return {"result": answer.get("result", answer.get("error"))}
         if not fresh or call is None:
-            return {}
-        if line is not None:
-            add_transcript_line(call, *line)
             return {}
         apply = _APPLY.get(kind)
         if apply is not None:
@@ -185,18 +190,25 @@ def _transcript_line(message: dict) -> tuple[str, str, Any, str | None] | None:
             band)
 
 
-def add_transcript_line(call: VoiceCall, role: str, text: str, at: Any,
-                        band: str | None) -> None:
-    """Store one final line, escalating when the caller's words carry crisis language."""
+def add_transcript_line(call: VoiceCall, role: str, text: str, at: Any, band: str | None,
+                        dedup_key: str | None = None) -> None:
+    """Store one final line (once per dedup key), escalating when the caller's words carry
+    crisis language."""
+    key = dedup_key or new_id("line")
+    inserted = (VoiceTranscriptEntry.insert(call=call.id, dedup_key=key, role=role, text=text,
+                                            at=at)
+                .on_conflict_ignore().as_rowcount().execute())
+    if inserted != 1:
+        return  # the same message again
     claimed = (VoiceCall.update(transcript_count=VoiceCall.transcript_count + 1,
                                 transcript_chars=VoiceCall.transcript_chars + len(text))
                .where((VoiceCall.id == call.id)
                       & (VoiceCall.transcript_chars + len(text) <= MAX_TRANSCRIPT_CHARS))
                .execute())
     if not claimed:
+        VoiceTranscriptEntry.delete().where(VoiceTranscriptEntry.dedup_key == key).execute()
         logger.warning("voice call %s transcript limit reached; line not stored", call.id)
         return
-    VoiceTranscriptEntry.create(call=call.id, role=role, text=text, at=at)
     if band is not None:
         risk.escalate(call, band, "transcript", "crisis language in the caller's words")
 

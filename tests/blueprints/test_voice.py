@@ -517,3 +517,16 @@ def test_signed_body_that_is_not_a_server_message_is_400(client, body):
         "Content-Type": "application/json", "service-voice-signature": sign(SECRET, body)})
     assert response.status_code == 400 and response.json["code"] == 400
     assert VoiceEvent.select().count() == 0
+
+
+def test_patch_changes_the_line_and_its_webhook(client, auth, deployment, receiver, run_worker):
+    path = f"/api/voice/deployments/{deployment['id']}"
+    changed = client.patch(path, headers=auth, json={"name": "Renamed", "screeners": ["gad2"],
+                                                     "webhook_url": None})
+    assert changed.status_code == 200, changed.json
+    assert changed.json["name"] == "Renamed" and changed.json["screeners"] == ["gad2"]
+    assert changed.json["webhook_url"] is None
+    post(client, Call("call-patched").status("in-progress", 0))
+    drain(run_worker)
+    assert receiver.requests == []  # no webhook_url: nothing sent
+    assert client.patch(path, headers=auth, json={"screeners": ["bdi"]}).status_code == 422
