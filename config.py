@@ -75,6 +75,11 @@ def from_env(env: Mapping[str, str] | None = None) -> dict[str, Any]:
         "LOG_FORMAT": env.get("LOG_FORMAT") or "json",
         # Seconds between a provisioning step's attempts (default in the provisioning service).
         "PROVISIONING_RETRY_DELAYS_S": _floats(env.get("PROVISIONING_RETRY_DELAYS_S")),
+        # Header names of the voice platform's HMAC credential, and the address the platform
+        # and clinics reach this service at (else each request's own root URL).
+        "VOICE_SIGNATURE_HEADER": env.get("VOICE_SIGNATURE_HEADER") or "service-voice-signature",
+        "VOICE_TIMESTAMP_HEADER": env.get("VOICE_TIMESTAMP_HEADER") or "service-voice-timestamp",
+        "PUBLIC_BASE_URL": env.get("PUBLIC_BASE_URL") or "",
     }
 
 

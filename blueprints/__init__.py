@@ -4,9 +4,9 @@ from flask_smorest import Api
 
 
 def register(api: Api) -> None:
-    from blueprints import analysis, clinical, health, sessions, templates
+    from blueprints import analysis, clinical, health, sessions, templates, voice
 
-    for module in (sessions, templates, analysis, clinical, health):
+    for module in (sessions, templates, analysis, clinical, health, voice):
         api.register_blueprint(module.blp)
 
     from blueprints import billing, organizations

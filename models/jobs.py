@@ -52,8 +52,8 @@ def job_id(*parts: object) -> str:
 
 
 def record_job(func: str, *args: object, id: str, queue: str = QUEUE_DEFAULT,
-               max_attempts: int = DEFAULT_MAX_ATTEMPTS, on_failure: str | None = None
-               ) -> JobRecord:
+               max_attempts: int = DEFAULT_MAX_ATTEMPTS, on_failure: str | None = None,
+               delay_s: float = 0) -> JobRecord:
     """Record the job `func` (a dotted path) in the caller's transaction.
 
     `on_failure(*args, error)`, also a dotted path, runs once the last attempt has failed.
@@ -64,5 +64,5 @@ def record_job(func: str, *args: object, id: str, queue: str = QUEUE_DEFAULT,
                   "max_attempts": max_attempts, "on_failure": on_failure},
     )
     if created:
-        job_recorded.send(record)
+        job_recorded.send(record, delay_s=delay_s)
     return record

@@ -30,10 +30,21 @@ from models.organizations import (
     ProvisioningStep,
     SlugReservation,
 )
+from models.outbound import DeliveryAttempt, OutboundEvent, WebhookDelivery, WebhookEndpoint
 from models.sessions import TherapySession
 from models.templates import Template
 from models.tokens import ApiToken
 from models.usage import UsageEvent, UsageRollup, rebuild_rollups
+from models.voice import (
+    Escalation,
+    IntakeSummary,
+    ScreenerResult,
+    VoiceCall,
+    VoiceDeployment,
+    VoiceEvent,
+    VoiceToolCall,
+    VoiceTranscriptEntry,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -93,6 +104,12 @@ def _m003_active_clinical_session() -> None:
     _add_missing_columns(TherapySession, "active_clinical_session_id")
 
 
+def _m004_outbound_voice() -> None:
+    db.create_tables([WebhookEndpoint, OutboundEvent, WebhookDelivery, DeliveryAttempt,
+                      VoiceDeployment, VoiceCall, VoiceEvent, VoiceTranscriptEntry,
+                      VoiceToolCall, ScreenerResult, Escalation, IntakeSummary], safe=True)
+
+
 # Usage reports read (organization, at) ranges and sum quantity per metric: a covering index
 # answers them from the index alone.
 _USAGE_REPORT_INDEX = ("CREATE INDEX IF NOT EXISTS usage_event_report "
@@ -111,6 +128,7 @@ MIGRATIONS: tuple[tuple[int, str, Callable[[], None]], ...] = (
      _m001_foundation),
     (2, "session analyses and live clinical sessions", _m002_clinical_analysis),
     (3, "the active clinical session on its therapy session", _m003_active_clinical_session),
+    (4, "outbound webhooks and voice intake", _m004_outbound_voice),
     (6, "provisioning jobs, members, payment methods, usage slot sums and index",
      _m006_organizations_billing),
 )

@@ -1,1 +1,2 @@
-"""Outbound webhooks: delivery, signing and the addresses they may go to."""
+"""Outbound webhooks: endpoints, signing, address checks and delivery (one mechanism for the
+whole service)."""

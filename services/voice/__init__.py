@@ -1,1 +1,1 @@
-"""Voice intake: calls, their transcripts and the voice webhook."""
+"""Voice intake: the platform's server messages in, intake functions, signed events out."""

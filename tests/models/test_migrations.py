@@ -32,8 +32,8 @@ def test_migrating_again_applies_nothing(app):
 
 
 def test_migration_versions_are_numbered_in_order(app):
+    # Strictly increasing; numbers are reserved per domain, so a branch may skip one.
     versions = [version for version, _, _ in MIGRATIONS]
-    # Numbers are assigned per domain up front, so a branch may lack some of them.
     assert versions == sorted(set(versions)) and versions[0] == 1
 
 

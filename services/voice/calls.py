@@ -1,0 +1,279 @@
+"""The voice platform's server messages applied to a call, and the call's state.
+
+`handle` runs every message in one transaction, so an answer of 2xx means the message and all
+it changed are stored. Each message is recorded under a dedup key (call, type, timestamp); a
+duplicate changes nothing and emits nothing. Tool calls are answered once per `toolCallId`, and
+a repeat gets the stored answer. A call's status only moves forward: never back from `ended`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+from peewee import IntegrityError
+
+from models.base import db, new_id, utcnow
+from models.voice import VoiceCall, VoiceEvent, VoiceToolCall, VoiceTranscriptEntry
+from services.errors import NotFound
+from services.limits import MAX_TRANSCRIPT_CHARS
+from services.usage import record_usage
+from services.voice import assistant, events, functions, messages, risk, summary
+from services.voice.deployments import find_for_message
+
+logger = logging.getLogger(__name__)
+
+STATUS_RANK = {"scheduled": 0, "queued": 1, "ringing": 2, "in-progress": 3, "forwarding": 4,
+               "ended": 5}
+MAX_RESULT_CHARS = 4000
+
+
+def handle(payload: Any, raw: bytes, base_url: str) -> dict:
+    """Apply one verified server message; returns the body the platform expects."""
+    message = messages.message_of(payload)
+    kind = messages.message_type(message)
+    if kind == "assistant-request":
+        return assistant.respond(message, base_url)
+    if kind == "transcript" and not messages.is_final_transcript(message):
+        return {}  # partials are superseded by the final line; they are not the transcript
+    # Everything that needs no database is worked out before the transaction, which holds
+    # SQLite's single write lock: the shorter it is, the more messages per second.
+    event = _event_fields(message, kind, raw)
+    line = _transcript_line(message) if kind == "transcript" else None
+    if kind == "transcript":
+        with db.atomic():
+            call = _call_for(message, narrow=True)
+            if call is None or line is None:
+                _record(event, call)
+            else:
+                add_transcript_line(call, *line, dedup_key=event["dedup_key"])
+        return {}
+    with db.atomic():
+        call = _call_for(message)
+        platform_id = messages.call_id(message) or "-"
+        fresh = _record(event, call)
+        if kind == "tool-calls":
+            return {"results": [_tool_call(call, platform_id, tc_id, name, args)
+                                for tc_id, name, args in messages.tool_calls(message)]}
+        if kind == "function-call":
+            name, args = messages.function_call(message)
+            stamp = messages.timestamp_ms(message)
+            answer = _tool_call(call, platform_id, f"fn-{stamp}" if stamp else None, name, args)
+            return {"result": answer.get("result", answer.get("error"))}
+        if not fresh or call is None:
+            return {}
+        apply = _APPLY.get(kind)
+        if apply is not None:
+            apply(call, message, base_url)
+    return {}
+
+
+# What a transcript line needs of its call: the hot path reads no more (and never saves it).
+_NARROW_COLUMNS = (VoiceCall.id, VoiceCall.call_id, VoiceCall.organization,
+                   VoiceCall.deployment, VoiceCall.transcript_count)
+
+
+def _call_for(message: dict, narrow: bool = False) -> VoiceCall | None:
+    platform_id = messages.call_id(message)
+    if platform_id is None:
+        return None
+    query = VoiceCall.select(*_NARROW_COLUMNS) if narrow else VoiceCall.select()
+    call = query.where(VoiceCall.call_id == platform_id).first()
+    if call is not None:
+        return call
+    deployment = find_for_message(messages.deployment_hint(message),
+                                  messages.called_number(message))
+    if deployment is None:
+        return None
+    try:
+        with db.atomic():
+            call = VoiceCall.create(call_id=platform_id, organization=deployment.organization_id,
+                                    deployment=deployment,
+                                    patient_phone=messages.customer_number(message))
+    except IntegrityError:  # the same call's first messages raced; the other one created it
+        return VoiceCall.get(VoiceCall.call_id == platform_id)
+    record_usage(deployment.organization_id, "voice_calls", details={"call": call.id})
+    events.emit_for_call(call, "intake.started",
+                         {"call_id": platform_id, "deployment_id": deployment.id,
+                          "patient_phone": call.patient_phone}, "started")
+    logger.info("voice call %s started on deployment %s", call.id, deployment.id)
+    return call
+
+
+def _event_fields(message: dict, kind: str, raw: bytes) -> dict:
+    return {"dedup_key": messages.dedup_key(message, kind or "unknown", raw),
+            "call_id": messages.call_id(message), "type": (kind or "unknown")[:80],
+            "timestamp_ms": messages.timestamp_ms(message),
+            "payload": messages.strip_credentials({"message": message})}
+
+
+def _record(event: dict, call: VoiceCall | None) -> bool:
+    """Store the message; False when it is a duplicate (its dedup key is already stored)."""
+    inserted = (VoiceEvent.insert(id=new_id("vev"),
+                                  organization=call.organization_id if call else None, **event)
+                .on_conflict_ignore().as_rowcount().execute())
+    return inserted == 1
+
+
+def _single_line(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, separators=(",", ":"),
+                                                           ensure_ascii=False)
+    return " ".join(text.split())[:MAX_RESULT_CHARS]
+
+
+def _tool_call(call: VoiceCall | None, platform_id: str, tool_call_id: str | None, name: str,
+               args: dict) -> dict:
+    """Run one intake function once per tool call id; a repeat answers the stored result."""
+    key = f"{platform_id}:{tool_call_id}"[:300] if tool_call_id else None
+    stored = VoiceToolCall.get_or_none(VoiceToolCall.id == key) if key else None
+    if stored is None:
+        try:
+            with db.atomic():
+                result, error = _single_line(functions.run(call, name, args)), None
+        except functions.FunctionError as exc:
+            result, error = None, _single_line(str(exc))
+        if key:
+            stored = VoiceToolCall.create(id=key, call=call.id if call else None, name=name,
+                                          result=result, error=error)
+        else:
+            stored = VoiceToolCall(name=name, result=result, error=error)
+    answer = {"toolCallId": tool_call_id or "", "name": name}
+    if stored.error is not None:
+        answer["error"] = stored.error
+    else:
+        answer["result"] = stored.result
+    return answer
+
+
+def _status_update(call: VoiceCall, message: dict, base_url: str) -> None:
+    status = str(message.get("status") or "")
+    if status not in STATUS_RANK or STATUS_RANK[status] <= STATUS_RANK.get(call.status, 0):
+        return  # a late or repeated status never moves the call back
+    moment = messages.parse_time(message.get("timestamp")) or utcnow()
+    platform_call = messages.call_of(message)
+    call.status, call.updated_at = status, utcnow()
+    if status == "in-progress" or (status == "ended" and call.started_at is None):
+        call.started_at = call.started_at or messages.parse_time(
+            platform_call.get("startedAt")) or (moment if status == "in-progress" else None)
+    if status == "ended":
+        call.ended_at = messages.parse_time(platform_call.get("endedAt")) or moment
+        call.ended_reason = message.get("endedReason") or platform_call.get("endedReason")
+        call.duration_ms = _duration(call)
+    call.save()
+    logger.info("voice call %s status %s", call.id, status)
+    if status == "ended":
+        summary.finalize(call, base_url)
+
+
+def _duration(call: VoiceCall) -> int | None:
+    if call.started_at and call.ended_at and call.ended_at >= call.started_at:
+        return int((call.ended_at - call.started_at).total_seconds() * 1000)
+    return None
+
+
+def _transcript_line(message: dict) -> tuple[str, str, Any, str | None] | None:
+    """(role, text, time, crisis band) of a final line; the detector reads callers' lines."""
+    text = message.get("transcript")
+    if not isinstance(text, str) or not text.strip():
+        return None
+    role = messages.role_of(message.get("role"))
+    band = risk.caller_line_risk(text) if role == "caller" else None
+    return (role, text.strip(), messages.parse_time(message.get("timestamp")) or utcnow(),
+            band)
+
+
+def add_transcript_line(call: VoiceCall, role: str, text: str, at: Any, band: str | None,
+                        dedup_key: str | None = None) -> None:
+    """Store one final line (once per dedup key), escalating when the caller's words carry
+    crisis language."""
+    key = dedup_key or new_id("line")
+    inserted = (VoiceTranscriptEntry.insert(call=call.id, dedup_key=key, role=role, text=text,
+                                            at=at)
+                .on_conflict_ignore().as_rowcount().execute())
+    if inserted != 1:
+        return  # the same message again
+    claimed = (VoiceCall.update(transcript_count=VoiceCall.transcript_count + 1,
+                                transcript_chars=VoiceCall.transcript_chars + len(text))
+               .where((VoiceCall.id == call.id)
+                      & (VoiceCall.transcript_chars + len(text) <= MAX_TRANSCRIPT_CHARS))
+               .execute())
+    if not claimed:
+        VoiceTranscriptEntry.delete().where(VoiceTranscriptEntry.dedup_key == key).execute()
+        logger.warning("voice call %s transcript limit reached; line not stored", call.id)
+        return
+    if band is not None:
+        risk.escalate(call, band, "transcript", "crisis language in the caller's words")
+
+
+def _end_of_call_report(call: VoiceCall, message: dict, base_url: str) -> None:
+    report = messages.end_report(message)
+    call.started_at = report["started_at"] or call.started_at  # the report is authoritative
+    if report["ended_at"]:
+        call.ended_at = report["ended_at"]
+    call.ended_at = call.ended_at or messages.parse_time(message.get("timestamp")) or utcnow()
+    call.ended_reason = report["ended_reason"] or call.ended_reason
+    call.status = "ended"
+    call.duration_ms = _duration(call)
+    call.report = {"summary": report["summary"], "structured_data": report["structured_data"],
+                   "success_evaluation": report["success_evaluation"]}
+    call.updated_at = utcnow()
+    call.save()
+    if call.transcript_count == 0:
+        # No transcript messages were subscribed: take the final lines from the artifact.
+        for entry in report["messages"]:
+            if not isinstance(entry, dict) or entry.get("role") not in ("user", "bot",
+                                                                        "assistant"):
+                continue
+            line = _transcript_line({"transcript": entry.get("message"),
+                                     "role": entry.get("role"), "timestamp": entry.get("time")})
+            if line is not None:
+                add_transcript_line(call, *line[:2], line[2] if entry.get("time")
+                                    else call.ended_at, line[3])
+    summary.finalize(call, base_url)
+
+
+def _hang(call: VoiceCall, message: dict, base_url: str) -> None:
+    call.hung_at = messages.parse_time(message.get("timestamp")) or utcnow()
+    call.save()
+
+
+def _user_interrupted(call: VoiceCall, message: dict, base_url: str) -> None:
+    VoiceCall.update(interruptions=VoiceCall.interruptions + 1).where(
+        VoiceCall.id == call.id).execute()
+
+
+_APPLY = {
+    "status-update": _status_update,
+    "end-of-call-report": _end_of_call_report,
+    "hang": _hang,
+    "user-interrupted": _user_interrupted,
+    # speech-update and unknown types: recorded above, nothing else to change.
+}
+
+
+def get_call(organization_id: str, platform_call_id: str) -> VoiceCall:
+    call = VoiceCall.get_or_none((VoiceCall.call_id == platform_call_id)
+                                 & (VoiceCall.organization == organization_id))
+    if call is None:
+        raise NotFound("Call not found.")
+    return call
+
+
+def call_state(call: VoiceCall) -> dict:
+    return {
+        "call_id": call.call_id, "deployment_id": call.deployment_id, "status": call.status,
+        "started_at": call.started_at, "ended_at": call.ended_at,
+        "ended_reason": call.ended_reason, "duration_ms": call.duration_ms,
+        "patient_phone": call.patient_phone, "hung_at": call.hung_at,
+        "interruptions": call.interruptions, "details": call.details,
+        "screeners": [r for r in summary.screener_results(call) if r.completed_at],
+        "risk_band": call.risk_band, "escalation_id": call.escalation_id,
+        "summary_id": call.summary_id,
+    }
+
+
+def transcript(call: VoiceCall) -> dict:
+    entries = [{"seq": position, "role": e.role, "text": e.text, "at": e.at}
+               for position, e in enumerate(summary.transcript_entries(call), start=1)]
+    return {"call_id": call.call_id, "entries": entries}

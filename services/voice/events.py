@@ -1,0 +1,19 @@
+"""The outbound intake events of a call, sent to its deployment's webhook."""
+
+from __future__ import annotations
+
+from models.outbound import WebhookEndpoint
+from models.voice import VoiceCall, VoiceDeployment
+from services.outbound.delivery import emit
+
+
+def emit_for_call(call: VoiceCall, event: str, fields: dict, slug: str) -> None:
+    """Emit once per call and `slug` (the event id is derived from both); the call's events
+    share its ordering key, so they reach the clinic in order."""
+    endpoint = None
+    if call.deployment_id:
+        deployment = VoiceDeployment.get_or_none(VoiceDeployment.id == call.deployment_id)
+        if deployment is not None and deployment.endpoint_id:
+            endpoint = WebhookEndpoint.get_or_none(WebhookEndpoint.id == deployment.endpoint_id)
+    emit(endpoint, event, fields, ordering_key=f"call:{call.call_id}",
+         event_id=f"evt_{call.id.removeprefix('vcl_')}_{slug}")

@@ -1,0 +1,191 @@
+"""Reading the voice platform's server messages in all the shapes its versions send.
+
+Pure functions over the decoded JSON: no database, no HTTP.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+FINAL_TRANSCRIPT_TYPE = 'transcript[transcriptType="final"]'
+CALLER_ROLES = frozenset({"user", "customer"})
+# Credentials the platform may include on the phone number object (SIP/Twilio/Vonage…).
+_CREDENTIAL_KEYS = frozenset({"credentialId", "credential", "twilioAuthToken", "twilioApiKey",
+                              "twilioApiSecret", "authToken", "apiKey", "apiSecret",
+                              "password", "sipUri", "authentication", "credentials",
+                              "vonageApiSecret", "telnyxApiKey", "secret", "serverUrlSecret"})
+
+
+class MalformedMessage(ValueError):
+    """The body is JSON but not a server message."""
+
+
+def message_of(payload: Any) -> dict:
+    if isinstance(payload, dict) and isinstance(payload.get("message"), dict):
+        return payload["message"]
+    raise MalformedMessage("the body must be an object with a `message` object")
+
+
+def message_type(message: dict) -> str:
+    kind = message.get("type")
+    if kind == FINAL_TRANSCRIPT_TYPE:
+        return "transcript"
+    return kind if isinstance(kind, str) else ""
+
+
+def _obj(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def call_of(message: dict) -> dict:
+    return _obj(message.get("call"))
+
+
+def call_id(message: dict) -> str | None:
+    value = call_of(message).get("id")
+    return str(value) if value not in (None, "") else None
+
+
+def deployment_hint(message: dict) -> str | None:
+    """`call.metadata.deployment_id`, else `assistant.metadata.deployment_id`."""
+    for holder in (call_of(message), _obj(message.get("assistant")),
+                   _obj(call_of(message).get("assistant"))):
+        value = _obj(holder.get("metadata")).get("deployment_id")
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def called_number(message: dict) -> str | None:
+    number = (_obj(message.get("phoneNumber")).get("number")
+              or _obj(call_of(message).get("phoneNumber")).get("number"))
+    return normalize_number(number) if isinstance(number, str) else None
+
+
+def customer_number(message: dict) -> str | None:
+    number = (_obj(message.get("customer")).get("number")
+              or _obj(call_of(message).get("customer")).get("number"))
+    return normalize_number(number) if isinstance(number, str) else None
+
+
+def normalize_number(number: str) -> str:
+    """E.164-ish: keep the leading + and digits (spaces, dashes, dots, brackets dropped)."""
+    number = number.strip()
+    digits = "".join(ch for ch in number if ch.isdigit())
+    return ("+" if number.startswith("+") else "") + digits
+
+
+def parse_time(value: Any) -> datetime | None:
+    """Epoch milliseconds (number or digit string) or an ISO 8601 string, to aware UTC."""
+    if isinstance(value, bool) or value in (None, ""):
+        return None
+    try:
+        if isinstance(value, int | float):
+            return datetime.fromtimestamp(float(value) / 1000, UTC)
+        text = str(value).strip()
+        if text.replace(".", "", 1).isdigit():
+            return datetime.fromtimestamp(float(text) / 1000, UTC)
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except (ValueError, OverflowError, OSError):
+        return None
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def timestamp_ms(message: dict) -> int | None:
+    moment = parse_time(message.get("timestamp"))
+    return int(moment.timestamp() * 1000) if moment else None
+
+
+def is_final_transcript(message: dict) -> bool:
+    return (message.get("type") == FINAL_TRANSCRIPT_TYPE
+            or message.get("transcriptType") == "final")
+
+
+def role_of(value: Any) -> str:
+    role = str(value or "").lower()
+    if role in CALLER_ROLES:
+        return "caller"
+    if role in ("assistant", "bot"):
+        return "assistant"
+    return role or "unknown"
+
+
+def arguments(value: Any) -> dict:
+    """Tool arguments: an object, or a JSON string holding one."""
+    if isinstance(value, dict):
+        return value
+    if isinstance(value, str) and value.strip():
+        try:
+            decoded = json.loads(value)
+        except ValueError:
+            return {}
+        return decoded if isinstance(decoded, dict) else {}
+    return {}
+
+
+def tool_calls(message: dict) -> list[tuple[str, str, dict]]:
+    """(tool call id, function name, arguments) in the order sent, from `toolCallList`, the
+    older `toolCalls`, or only `toolWithToolCallList[].toolCall`."""
+    items = message.get("toolCallList")
+    if not isinstance(items, list) or not items:
+        items = message.get("toolCalls")
+    if not isinstance(items, list) or not items:
+        items = [_obj(entry).get("toolCall") | {"name": _obj(entry).get("name")
+                                                or _obj(_obj(entry).get("function")).get("name")}
+                 for entry in message.get("toolWithToolCallList") or []
+                 if isinstance(_obj(entry).get("toolCall"), dict)]
+    calls = []
+    for item in items:
+        item = _obj(item)
+        function = _obj(item.get("function"))
+        name = function.get("name") or item.get("name") or ""
+        raw = next((v for v in (function.get("arguments"), function.get("parameters"),
+                                item.get("arguments"), item.get("parameters")) if v is not None),
+                   None)
+        calls.append((str(item.get("id") or ""), str(name), arguments(raw)))
+    return calls
+
+
+def function_call(message: dict) -> tuple[str, dict]:
+    call = _obj(message.get("functionCall"))
+    return str(call.get("name") or ""), arguments(call.get("parameters"))
+
+
+def strip_credentials(value: Any) -> Any:
+    """A copy of the payload without the phone number's credentials, wherever they sit."""
+    if isinstance(value, dict):
+        return {k: strip_credentials(v) for k, v in value.items() if k not in _CREDENTIAL_KEYS}
+    if isinstance(value, list):
+        return [strip_credentials(v) for v in value]
+    return value
+
+
+def dedup_key(message: dict, kind: str, raw: bytes) -> str:
+    """Same call, type and timestamp is the same event; without a timestamp, the same bytes."""
+    stamp = timestamp_ms(message)
+    if stamp is None:
+        return f"{call_id(message)}:{kind}:sha256:{hashlib.sha256(raw).hexdigest()}"
+    suffix = ""
+    if kind == "transcript":
+        # Two finals can share a millisecond; the text tells them apart.
+        suffix = ":" + hashlib.sha256(str(message.get("transcript")).encode()).hexdigest()[:16]
+    return f"{call_id(message)}:{kind}:{stamp}{suffix}"[:300]
+
+
+def end_report(message: dict) -> dict:
+    """endedReason, startedAt, endedAt, transcript, messages, summary, from either layout."""
+    artifact, analysis = _obj(message.get("artifact")), _obj(message.get("analysis"))
+    call = call_of(message)
+    return {
+        "ended_reason": message.get("endedReason") or call.get("endedReason"),
+        "started_at": parse_time(message.get("startedAt") or call.get("startedAt")),
+        "ended_at": parse_time(message.get("endedAt") or call.get("endedAt")),
+        "transcript": artifact.get("transcript") or message.get("transcript"),
+        "messages": artifact.get("messages") or message.get("messages") or [],
+        "summary": analysis.get("summary") or message.get("summary"),
+        "structured_data": analysis.get("structuredData"),
+        "success_evaluation": analysis.get("successEvaluation"),
+    }

@@ -1,0 +1,543 @@
+"""Voice intake over HTTP: signed server messages of whole calls (duplicates, out of order),
+intake functions, call state and transcript, and the events a clinic receiver gets."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from standardwebhooks import Webhook
+
+from models.usage import UsageEvent
+from models.voice import VoiceCall, VoiceEvent
+from tests.conftest import bearer
+from tests.fakes.voice_platform import LINE_NUMBER, Call, body_of, sign
+from tests.fakes.webhook_receiver import WebhookReceiver
+
+SECRET = "voice-platform-shared-secret"
+CONFIG = {"VOICE_WEBHOOK_SECRET": SECRET, "ALLOW_PRIVATE_WEBHOOK_URLS": True,
+          "WEBHOOK_RETRY_DELAYS_S": [0, 0, 0], "PUBLIC_BASE_URL": "https://cws.clinic.example"}
+
+
+@pytest.fixture
+def app(make_app):
+    return make_app(**CONFIG)
+
+
+@pytest.fixture
+def receiver():
+    with WebhookReceiver() as fake:
+        yield fake
+
+
+@pytest.fixture
+def deployment(client, auth, receiver):
+    response = client.post("/api/voice/deployments", headers=auth, json={
+        "name": "Harbor Counseling intake", "phone_number": LINE_NUMBER,
+        "webhook_url": receiver.url, "screeners": ["phq9", "gad7", "phq2"]})
+    assert response.status_code == 201, response.json
+    receiver.secrets = [response.json["signing_secret"]]
+    return response.json
+
+
+def post(client, message, secret=SECRET, path="/api/voice/webhook", timestamp=None,
+         signature=None):
+    body = body_of(message)
+    headers = {"Content-Type": "application/json"}
+    if signature is None:
+        signature = sign(secret, body, timestamp)
+    if signature != "":
+        headers["service-voice-signature"] = signature
+    if timestamp is not None:
+        headers["service-voice-timestamp"] = timestamp
+    return client.post(path, data=body, headers=headers)
+
+
+def events_received(receiver):
+    return [json.loads(r.body) for r in receiver.requests]
+
+
+def drain(run_worker):
+    run_worker()
+
+
+# --- signatures ------------------------------------------------------------------------------
+
+def test_valid_signature_is_accepted_with_or_without_prefix(client, deployment):
+    call = Call("call-sig")
+    assert post(client, call.status("ringing", 0)).status_code == 200
+    message = call.status("in-progress", 1)
+    response = post(client, message, signature="sha256=" + sign(SECRET, body_of(message)))
+    assert response.status_code == 200
+    assert VoiceCall.get(VoiceCall.call_id == "call-sig").status == "in-progress"
+
+
+@pytest.mark.parametrize("signature", ["", "zz-not-hex", "sha256=" + "0" * 64,
+                                       sign("another-secret", b"{}")])
+def test_bad_signature_is_401_and_stores_nothing(client, deployment, signature):
+    response = post(client, Call("call-bad").status("in-progress", 0), signature=signature)
+    assert response.status_code == 401
+    assert response.json["code"] == 401 and "signature" in response.json["message"]
+    assert VoiceEvent.select().count() == 0 and VoiceCall.select().count() == 0
+
+
+def test_tampered_body_is_refused(client, deployment):
+    message = Call("call-t").status("in-progress", 0)
+    signature = sign(SECRET, body_of(message))
+    message["message"]["status"] = "ended"
+    assert post(client, message, signature=signature).status_code == 401
+
+
+def test_timestamped_signature_within_five_minutes(client, deployment):
+    now = str(int(time.time()))
+    assert post(client, Call("call-ts").status("in-progress", 0), timestamp=now).status_code \
+        == 200
+    skewed = str(int(time.time()) - 301)
+    response = post(client, Call("call-ts2").status("in-progress", 0), timestamp=skewed)
+    assert response.status_code == 401
+    # A body signature alone does not pass when a timestamp header is present.
+    message = Call("call-ts3").status("in-progress", 0)
+    assert post(client, message, timestamp=now,
+                signature=sign(SECRET, body_of(message))).status_code == 401
+
+
+def test_no_secret_configured_is_503(make_app):
+    client = make_app(VOICE_WEBHOOK_SECRET="").test_client()
+    response = post(client, Call("c").status("in-progress", 0))
+    assert response.status_code == 503 and response.json["code"] == 503
+
+
+def test_configured_header_names_accept_the_platform_credential(make_app, org, make_token):
+    client = make_app(**CONFIG, VOICE_SIGNATURE_HEADER="x-signature",
+                      VOICE_TIMESTAMP_HEADER="x-timestamp").test_client()
+    body = body_of(Call("c-x").status("in-progress", 0))
+    stamp = str(int(time.time() * 1000))
+    response = client.post("/api/voice/webhook", data=body, headers={
+        "x-signature": sign(SECRET, body, stamp), "x-timestamp": stamp,
+        "Content-Type": "application/json"})
+    assert response.status_code == 200
+
+
+def test_credentials_are_stripped_from_stored_payloads(client, deployment):
+    post(client, Call("call-cred").status("in-progress", 0))
+    stored = json.dumps(VoiceEvent.get().payload)
+    assert "tw-secret-token" not in stored and "cred-1" not in stored
+    assert LINE_NUMBER in stored
+
+
+# --- a whole call ----------------------------------------------------------------------------
+
+PHQ9 = [1, 1, 2, 1, 0, 1, 1, 0, 0]  # total 7: mild
+
+
+def _whole_call(client, call: Call) -> list[dict]:
+    answers = []
+    sequence = [
+        call.status("ringing", 0),
+        call.status("in-progress", 1),
+        call.said("assistant", "Thank you for calling. Can I start with your name?", 2),
+        call.said("user", "Sure, it's", 3, final=False),
+        call.said("user", "Sure, it's Dana Whitfield.", 4),
+        call.tools(5, ("tc-1", "save_intake_details",
+                       {"name": "Dana Whitfield", "reason_for_visit": "low mood"})),
+        call.message("speech-update", 6, status="started", role="user", turn=2),
+        call.message("user-interrupted", 7),
+        call.tools(8, *[(f"tc-a{i}", "record_screener_answer",
+                         json.dumps({"screener": "phq9", "item": i, "score": s}))
+                        for i, s in enumerate(PHQ9, start=1)]),
+        call.tools(9, ("tc-sub", "submit_screener", {"screener": "phq9"})),
+        call.said("assistant", "Thank you, a clinician will call you back.", 10),
+        call.status("ended", 300, endedReason="customer-ended-call"),
+        call.report(301, duration_s=299),
+    ]
+    for message in sequence:
+        response = post(client, message)
+        assert response.status_code == 200, response.json
+        answers.append(response.json)
+    return answers
+
+
+def test_whole_intake_call(client, auth, deployment, receiver, run_worker, org):
+    answers = _whole_call(client, Call("call-1"))
+    assert answers[5] == {"results": [{"toolCallId": "tc-1", "name": "save_intake_details",
+                                       "result": '{"saved":["name","reason_for_visit"]}'}]}
+    submitted = json.loads(answers[9]["results"][0]["result"])
+    assert submitted == {"screener": "phq9", "score": 7, "severity": "mild"}
+
+    state = client.get("/api/voice/webhook/call/call-1", headers=auth).json
+    assert state["status"] == "ended" and state["deployment_id"] == deployment["id"]
+    assert state["ended_reason"] == "customer-ended-call"
+    assert state["duration_ms"] == 299_000
+    assert state["screeners"][0]["score"] == 7 and state["risk_band"] is None
+    assert state["details"]["name"] == "Dana Whitfield" and state["summary_id"]
+
+    transcript = client.get("/api/voice/webhook/call/call-1/transcript", headers=auth).json
+    assert [(e["seq"], e["role"]) for e in transcript["entries"]] == [
+        (1, "assistant"), (2, "caller"), (3, "assistant")]
+    assert transcript["entries"][1]["text"] == "Sure, it's Dana Whitfield."
+
+    drain(run_worker)
+    received = events_received(receiver)
+    assert [e["event"] for e in received] == ["intake.started", "intake.screener.completed",
+                                              "intake.summary.ready", "intake.completed"]
+    assert all(r.service_signature_ok and r.standard_signature_ok for r in receiver.requests)
+    started, screener, ready, completed = received
+    assert started["patient_phone"] == "+15557654321"
+    assert started["deployment_id"] == deployment["id"]
+    assert (screener["screener"], screener["score"], screener["severity"]) == ("phq9", 7, "mild")
+    assert completed["summary_id"] == state["summary_id"]
+    assert completed["duration_ms"] == 299_000
+    summary_path = ready["handoff_packet_url"].removeprefix("https://cws.clinic.example")
+    packet = client.get(summary_path, headers=auth)
+    assert packet.status_code == 200
+    assert packet.json["content"]["screeners"][0]["severity"] == "mild"
+    assert packet.json["content"]["details"]["reason_for_visit"] == "low mood"
+    assert packet.json["content"]["platform_summary"] == "Caller completed intake."
+    metered = {e.metric: e.quantity for e in UsageEvent.select().where(
+        UsageEvent.metric.in_(["voice_calls", "voice_minutes"]))}
+    assert metered == {"voice_calls": 1, "voice_minutes": 5}
+
+
+def test_replayed_call_changes_nothing_and_emits_nothing_twice(client, auth, deployment,
+                                                               receiver, run_worker):
+    first = _whole_call(client, Call("call-2"))
+    again = _whole_call(client, Call("call-2"))
+    assert again == first  # tool calls answered from what was stored
+    drain(run_worker)
+    assert len(receiver.requests) == 4
+    transcript = client.get("/api/voice/webhook/call/call-2/transcript", headers=auth).json
+    assert len(transcript["entries"]) == 3
+
+
+def test_ended_before_in_progress_stays_ended(client, auth, deployment):
+    call = Call("call-3")
+    post(client, call.status("ended", 60, endedReason="assistant-ended-call"))
+    post(client, call.status("in-progress", 1))
+    state = client.get("/api/voice/webhook/call/call-3", headers=auth).json
+    assert state["status"] == "ended" and state["ended_reason"] == "assistant-ended-call"
+
+
+def test_out_of_order_transcript_lines_are_read_in_spoken_order(client, auth, deployment):
+    call = Call("call-4")
+    post(client, call.said("user", "second line", 5))
+    post(client, call.said("assistant", "first line", 2))
+    entries = client.get("/api/voice/webhook/call/call-4/transcript", headers=auth).json[
+        "entries"]
+    assert [e["text"] for e in entries] == ["first line", "second line"]
+
+
+def test_final_transcript_type_variant(client, auth, deployment):
+    call = Call("call-5")
+    message = call.message('transcript[transcriptType="final"]', 1, role="user",
+                           transcriptType="final", transcript="Variant line.")
+    post(client, message)
+    entries = client.get("/api/voice/webhook/call/call-5/transcript", headers=auth).json[
+        "entries"]
+    assert [e["text"] for e in entries] == ["Variant line."]
+
+
+def test_iso_timestamps_are_accepted(client, auth, deployment):
+    message = Call("call-iso").status("in-progress", 0)
+    message["message"]["timestamp"] = "2026-11-23T10:00:00.000Z"
+    assert post(client, message).status_code == 200
+    state = client.get("/api/voice/webhook/call/call-iso", headers=auth).json
+    assert state["started_at"] == "2026-11-23T10:00:00Z"
+
+
+def test_older_report_shape_and_artifact_messages_fill_the_transcript(client, auth,
+                                                                     deployment):
+    call = Call("call-old")
+    message = call.message("end-of-call-report", 120, endedReason="hangup",
+                           startedAt="2026-11-23T10:00:00Z", endedAt="2026-11-23T10:02:00Z",
+                           summary="Short call.", transcript="AI: hi\nUser: bye",
+                           messages=[{"role": "bot", "message": "Hello, intake line.",
+                                      "time": call.started_ms + 1000},
+                                     {"role": "user", "message": "Bye.",
+                                      "time": call.started_ms + 2000}])
+    assert post(client, message).status_code == 200
+    state = client.get("/api/voice/webhook/call/call-old", headers=auth).json
+    assert state["duration_ms"] == 120_000 and state["status"] == "ended"
+    entries = client.get("/api/voice/webhook/call/call-old/transcript", headers=auth).json[
+        "entries"]
+    assert [(e["role"], e["text"]) for e in entries] == [("assistant", "Hello, intake line."),
+                                                         ("caller", "Bye.")]
+
+
+def test_unknown_type_is_recorded(client, deployment):
+    response = post(client, Call("call-u").message("model-output", 1, output="..."))
+    assert response.status_code == 200
+    assert VoiceEvent.get().type == "model-output"
+
+
+def test_hang_and_interruptions_are_recorded(client, auth, deployment):
+    call = Call("call-h")
+    post(client, call.message("hang", 3))
+    post(client, call.message("user-interrupted", 4))
+    state = client.get("/api/voice/webhook/call/call-h", headers=auth).json
+    assert state["hung_at"] is not None and state["interruptions"] == 1
+
+
+# --- tool calls ------------------------------------------------------------------------------
+
+def test_tool_calls_from_tool_with_tool_call_list_only(client, deployment):
+    call = Call("call-tw")
+    message = call.message("tool-calls", 1, toolWithToolCallList=[
+        {"type": "function", "function": {"name": "submit_screener"},
+         "toolCall": {"id": "t1", "type": "function", "function": {
+             "name": "submit_screener",
+             "arguments": '{"screener": "gad7", "answers": [3,3,3,3,3,0,0]}'}}}])
+    response = post(client, message)
+    assert response.status_code == 200
+    assert response.json["results"][0]["toolCallId"] == "t1"
+    assert json.loads(response.json["results"][0]["result"])["severity"] == "severe"
+
+
+def test_tool_call_errors_are_readable_results(client, deployment):
+    call = Call("call-te")
+    response = post(client, call.tools(
+        1, ("e1", "record_screener_answer", {"screener": "phq9", "item": 3, "score": 4}),
+        ("e2", "submit_screener", {"screener": "gad7", "answers": [1, 2]}),
+        ("e3", "submit_screener", {"screener": "phq9"}),
+        ("e4", "no_such_function", {}),
+        ("e5", "submit_screener", {"screener": "gad2"})))
+    assert response.status_code == 200
+    results = response.json["results"]
+    assert [r["toolCallId"] for r in results] == ["e1", "e2", "e3", "e4", "e5"]
+    assert all("error" in r and "result" not in r and "\n" not in r["error"] for r in results)
+    assert "0 to 3" in results[0]["error"] and "needs 7 answers" in results[1]["error"]
+    assert "incomplete" in results[2]["error"] and "not used on this line" in results[4]["error"]
+
+
+def test_legacy_tool_call_shape_and_function_call(client, deployment):
+    call = Call("call-leg")
+    message = call.message("tool-calls", 1, toolCalls=[
+        {"id": "l1", "name": "submit_screener",
+         "parameters": {"screener": "phq2", "answers": [2, 1]}}])
+    result = post(client, message).json["results"][0]
+    assert json.loads(result["result"]) == {"screener": "phq2", "score": 3,
+                                            "severity": "positive"}
+    fc = call.message("function-call", 2, functionCall={
+        "name": "save_intake_details", "parameters": '{"preferred_times": "mornings"}'})
+    assert post(client, fc).json == {"result": '{"saved":["preferred_times"]}'}
+
+
+# --- crisis ----------------------------------------------------------------------------------
+
+def test_phq9_item_nine_escalates_once(client, auth, deployment, receiver, run_worker):
+    call = Call("call-c1")
+    first = post(client, call.tools(1, ("c1", "record_screener_answer",
+                                        {"screener": "phq9", "item": 9, "score": 1})))
+    result = json.loads(first.json["results"][0]["result"])
+    assert result["escalation_id"].startswith("esc_") and "988" in result["instructions"]
+    post(client, call.tools(2, ("c2", "report_crisis",
+                                {"risk_band": "imminent", "reason": "stated a plan"})))
+    state = client.get("/api/voice/webhook/call/call-c1", headers=auth).json
+    assert state["escalation_id"] == result["escalation_id"]
+    assert state["risk_band"] == "imminent"
+    drain(run_worker)
+    crisis = [e for e in events_received(receiver) if e["event"] == "intake.crisis.detected"]
+    assert len(crisis) == 1
+    assert crisis[0]["escalation_id"] == result["escalation_id"]
+    assert crisis[0]["risk_band"] == "high"
+
+
+def test_callers_words_escalate_but_assistant_words_do_not(client, auth, deployment,
+                                                          receiver, run_worker):
+    call = Call("call-c2")
+    post(client, call.said("assistant", "Have you had thoughts of killing yourself?", 1))
+    assert client.get("/api/voice/webhook/call/call-c2", headers=auth).json[
+        "escalation_id"] is None
+    post(client, call.said("user", "Honestly I want to kill myself.", 2))
+    post(client, call.said("user", "I have been thinking I want to die.", 3))
+    state = client.get("/api/voice/webhook/call/call-c2", headers=auth).json
+    assert state["escalation_id"] and state["risk_band"] in ("high", "imminent")
+    drain(run_worker)
+    events = [e["event"] for e in events_received(receiver)]
+    assert events == ["intake.started", "intake.crisis.detected"]
+
+
+# --- assistant-request -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("path", ["/api/voice/webhook", "/api/voice/webhook/assistant-request"])
+def test_assistant_request_returns_the_lines_assistant(client, deployment, path):
+    message = Call("call-ar").message("assistant-request", 0)
+    response = post(client, message, path=path)
+    assert response.status_code == 200
+    assistant = response.json["assistant"]
+    assert assistant["metadata"] == {"deployment_id": deployment["id"]}
+    assert assistant["serverUrl"] == "https://cws.clinic.example/api/voice/webhook"
+    prompt = assistant["model"]["messages"][0]["content"]
+    assert "988" in prompt and "911" in prompt
+    names = [t["function"]["name"] for t in assistant["model"]["tools"]]
+    assert names == ["record_screener_answer", "submit_screener", "report_crisis",
+                     "save_intake_details"]
+    enum = assistant["model"]["tools"][0]["function"]["parameters"]["properties"]["screener"]
+    assert enum["enum"] == ["phq9", "gad7", "phq2"]
+    assert assistant["firstMessage"]
+
+
+def test_assistant_request_for_an_unknown_number(client, deployment):
+    message = Call("call-x", line="+15550000000").message("assistant-request", 0)
+    response = post(client, message)
+    assert response.status_code == 200 and "error" in response.json
+
+
+def test_assistant_request_over_the_call_quota_is_refused(client, deployment, org):
+    org.quotas = {"period": "month", "limits": {"voice_calls": 1}}
+    org.save()
+    first = post(client, Call("call-q1").message("assistant-request", 0))
+    assert "assistant" in first.json
+    post(client, Call("call-q1").status("in-progress", 0))  # the call starts and is metered
+    second = post(client, Call("call-q2").message("assistant-request", 0))
+    assert second.status_code == 200
+    assert "voice_calls" in second.json["error"] and "assistant" not in second.json
+
+
+# --- tenancy ---------------------------------------------------------------------------------
+
+def test_call_state_is_the_owning_organizations(client, deployment, other_org, make_token):
+    post(client, Call("call-own").status("in-progress", 0))
+    other = bearer(make_token(other_org, "admin"))
+    assert client.get("/api/voice/webhook/call/call-own", headers=other).status_code == 404
+    assert client.get("/api/voice/webhook/call/call-own/transcript",
+                      headers=other).status_code == 404
+    assert client.get("/api/voice/webhook/call/call-own").status_code == 401
+
+
+def test_handoff_packet_is_the_owning_organizations(client, auth, deployment, other_org,
+                                                    make_token):
+    call = Call("call-hp")
+    post(client, call.status("in-progress", 0))
+    post(client, call.status("ended", 30))
+    summary_id = client.get("/api/voice/webhook/call/call-hp", headers=auth).json["summary_id"]
+    other = bearer(make_token(other_org, "admin"))
+    assert client.get(f"/api/voice/intake-summaries/{summary_id}",
+                      headers=other).status_code == 404
+    assert client.get(f"/api/voice/intake-summaries/{summary_id}",
+                      headers=auth).status_code == 200
+
+
+# --- deployments -----------------------------------------------------------------------------
+
+def test_secret_is_shown_on_create_and_rotate_only(client, auth, deployment, receiver,
+                                                   run_worker):
+    assert deployment["signing_secret"].startswith("whsec_")
+    listed = client.get("/api/voice/deployments", headers=auth).json
+    assert "signing_secret" not in listed[0]
+    one = client.get(f"/api/voice/deployments/{deployment['id']}", headers=auth).json
+    assert "signing_secret" not in one
+    rotated = client.post(f"/api/voice/deployments/{deployment['id']}/rotate-secret",
+                          headers=auth).json
+    assert rotated["signing_secret"] != deployment["signing_secret"]
+    post(client, Call("call-rot").status("in-progress", 0))
+    drain(run_worker)
+    got = receiver.requests[0]
+    Webhook(rotated["signing_secret"]).verify(got.body, got.headers)
+    Webhook(deployment["signing_secret"]).verify(got.body, got.headers)
+
+
+def test_a_number_in_use_is_a_conflict(client, auth, deployment, other_org, make_token):
+    again = client.post("/api/voice/deployments", headers=bearer(make_token(other_org)),
+                        json={"name": "Other", "phone_number": "+1 555-010-0200"})
+    assert again.status_code == 409
+
+
+def test_private_webhook_url_is_refused_unless_allowed(make_app, org, make_token):
+    client = make_app(**{**CONFIG, "ALLOW_PRIVATE_WEBHOOK_URLS": False}).test_client()
+    response = client.post("/api/voice/deployments", headers=bearer(make_token(org)), json={
+        "name": "Line", "phone_number": "+15550100999",
+        "webhook_url": "http://169.254.169.254/latest/meta-data"})
+    assert response.status_code == 422
+    assert "webhook_url" in response.json["errors"]["json"]
+
+
+def test_no_webhook_url_sends_nothing(client, auth, run_worker):
+    created = client.post("/api/voice/deployments", headers=auth, json={
+        "name": "Quiet line", "phone_number": "+15550100777"}).json
+    assert created["signing_secret"] is None and created["webhook_url"] is None
+    call = Call("call-quiet", line="+15550100777")
+    assert post(client, call.status("in-progress", 0)).status_code == 200
+    assert post(client, call.status("ended", 10)).status_code == 200
+    from models.outbound import OutboundEvent
+
+    assert OutboundEvent.select().count() == 0
+
+
+def test_deliveries_are_listed_and_can_be_redelivered(client, auth, deployment, receiver,
+                                                      run_worker):
+    post(client, Call("call-d").status("in-progress", 0))
+    drain(run_worker)
+    path = f"/api/voice/deployments/{deployment['id']}/deliveries"
+    listed = client.get(path, headers=auth).json
+    assert listed[0]["event"] == "intake.started" and listed[0]["status"] == "succeeded"
+    assert listed[0]["attempt_log"][0]["status_code"] == 200
+    again = client.post(f"{path}/{listed[0]['id']}/redeliver", headers=auth)
+    assert again.status_code == 202
+    drain(run_worker)
+    assert [r.headers["webhook-id"] for r in receiver.requests] == [listed[0]["event_id"]] * 2
+
+
+def test_events_arriving_while_redis_is_down_are_delivered_once_after(make_app, org, auth,
+                                                                     receiver):
+    from jobs.worker import run_worker
+
+    down = make_app(**{**CONFIG, "REDIS_URL": "redis://127.0.0.1:1/0"})
+    client = down.test_client()
+    created = client.post("/api/voice/deployments", headers=auth, json={
+        "name": "Line", "phone_number": LINE_NUMBER, "webhook_url": receiver.url})
+    receiver.secrets = [created.json["signing_secret"]]
+    for message in _call_messages(Call("call-down")):
+        assert post(client, message).status_code == 200  # stored, whatever Redis does
+    up = make_app(**CONFIG)
+    run_worker(up, burst=True)
+    run_worker(up, burst=True)
+    assert [e["event"] for e in events_received(receiver)] == [
+        "intake.started", "intake.screener.completed", "intake.summary.ready",
+        "intake.completed"]
+
+
+def _call_messages(call: Call) -> list[dict]:
+    return [call.status("in-progress", 1),
+            call.tools(2, ("s1", "submit_screener",
+                            {"screener": "gad7", "answers": [0, 1, 0, 1, 0, 1, 0]})),
+            call.status("ended", 60), call.report(61, duration_s=59)]
+
+
+def test_ensure_deployment_is_idempotent_per_number(app, org, other_org, receiver):
+    from services.errors import Conflict
+    from services.voice.deployments import delete_deployment, ensure_deployment
+
+    with app.app_context():
+        first = ensure_deployment(org.id, name="Line", phone_number="+1 (555) 010-0300",
+                                  webhook_url=receiver.url)
+        again = ensure_deployment(org.id, name="Line", phone_number="+15550100300",
+                                  webhook_url=receiver.url)
+        assert again.id == first.id and first.screeners == ["phq9", "gad7"]
+        with pytest.raises(Conflict):
+            ensure_deployment(other_org.id, name="Other", phone_number="+15550100300",
+                              webhook_url=None)
+        delete_deployment(first.id)
+        assert ensure_deployment(org.id, name="Line", phone_number="+15550100300",
+                                 webhook_url=None).id != first.id
+
+
+@pytest.mark.parametrize("body", [b"not json", b"[1, 2]", b'{"message": "text"}'])
+def test_signed_body_that_is_not_a_server_message_is_400(client, body):
+    response = client.post("/api/voice/webhook", data=body, headers={
+        "Content-Type": "application/json", "service-voice-signature": sign(SECRET, body)})
+    assert response.status_code == 400 and response.json["code"] == 400
+    assert VoiceEvent.select().count() == 0
+
+
+def test_patch_changes_the_line_and_its_webhook(client, auth, deployment, receiver, run_worker):
+    path = f"/api/voice/deployments/{deployment['id']}"
+    changed = client.patch(path, headers=auth, json={"name": "Renamed", "screeners": ["gad2"],
+                                                     "webhook_url": None})
+    assert changed.status_code == 200, changed.json
+    assert changed.json["name"] == "Renamed" and changed.json["screeners"] == ["gad2"]
+    assert changed.json["webhook_url"] is None
+    post(client, Call("call-patched").status("in-progress", 0))
+    drain(run_worker)
+    assert receiver.requests == []  # no webhook_url: nothing sent
+    assert client.patch(path, headers=auth, json={"screeners": ["bdi"]}).status_code == 422
