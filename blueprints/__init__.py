@@ -4,7 +4,7 @@ from flask_smorest import Api
 
 
 def register(api: Api) -> None:
-    from blueprints import analysis, clinical, health, sessions, templates
+    from blueprints import analysis, clinical, health, sessions, templates, workflows
 
-    for module in (sessions, templates, analysis, clinical, health):
+    for module in (sessions, templates, analysis, clinical, health, workflows):
         api.register_blueprint(module.blp)

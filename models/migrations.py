@@ -27,6 +27,13 @@ from models.sessions import TherapySession
 from models.templates import Template
 from models.tokens import ApiToken
 from models.usage import UsageEvent
+from models.workflows import (
+    AgentWorkflow,
+    EhrSync,
+    TraceEntry,
+    WorkflowApproval,
+    WorkflowExecution,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -82,10 +89,16 @@ def _m002_clinical_analysis() -> None:
                          "latest_analysis_id")
 
 
+def _m003_workflows() -> None:
+    db.create_tables([AgentWorkflow, WorkflowExecution, TraceEntry, WorkflowApproval, EhrSync],
+                     safe=True)
+
+
 MIGRATIONS: tuple[tuple[int, str, Callable[[], None]], ...] = (
     (1, "organizations, tokens, audit log, templates, therapy sessions, jobs, usage",
      _m001_foundation),
     (2, "session analyses and live clinical sessions", _m002_clinical_analysis),
+    (3, "agent workflows, executions, trace, approvals, EHR sync", _m003_workflows),
 )
 
 

@@ -1,0 +1,1 @@
+"""Agent workflows: definitions, the step engine, node behaviour, FHIR mapping, ready workflows."""
