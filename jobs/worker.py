@@ -4,9 +4,13 @@ connection, and its outcome is written to the job's durable record."""
 from __future__ import annotations
 
 import logging
+import os
+import socket
 
 from flask import Flask
+from redis import Redis
 from rq import Worker
+from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
 from rq.queue import Queue
 
@@ -56,6 +60,7 @@ class AppWorker(Worker):
 
     def run_maintenance_tasks(self) -> None:
         super().run_maintenance_tasks()
+        reap_abandoned(self.queues, self.connection)
         with self.app.app_context():
             db.connect(reuse_if_open=True)
             try:
@@ -81,6 +86,7 @@ def run_worker(app: Flask, burst: bool = False, queues: list[str] | None = None)
         names = queues or list(jobqueue.QUEUE_NAMES)
         worker = AppWorker([jobqueue.get_queue(n, connection) for n in names],
                            connection=connection, app=app)
+        reap_abandoned(worker.queues, connection)
         db.connect(reuse_if_open=True)
         try:
             # Anything Redis lost while no worker was running goes back on the queue first.
@@ -88,3 +94,47 @@ def run_worker(app: Flask, burst: bool = False, queues: list[str] | None = None)
         finally:
             db.close()
     return worker.work(burst=burst, logging_level=app.config["LOG_LEVEL"])
+
+
+def _worker_is_gone(name: str | None, connection: Redis, hostname: str) -> bool:
+    """True when the worker that started a job no longer exists: its key expired, or it ran on
+    this host and its process is dead (SIGKILL leaves the key until its TTL runs out)."""
+    if not name:
+        return False
+    worker = Worker.find_by_key(Worker.redis_worker_namespace_prefix + name,
+                                connection=connection)
+    if worker is None:
+        return True
+    if worker.hostname != hostname or not worker.pid:
+        return False
+    try:
+        os.kill(worker.pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:  # alive, under another user
+        return False
+    return False
+
+
+def reap_abandoned(queues: list[Queue], connection: Redis) -> list[str]:
+    """Hand the started jobs of dead workers to RQ's own abandoned-job handling now (retry if
+    retries are left, else failed; `sweep` then runs the job's on_failure), rather than after
+    the dead worker's heartbeat expires (90 s or more)."""
+    hostname = socket.gethostname()
+    reaped: list[str] = []
+    for queue in queues:
+        registry = queue.started_job_registry
+        expired = []
+        for job_id, execution_id in registry.get_job_and_execution_ids(cleanup=False):
+            try:
+                job = Job.fetch(job_id, connection=connection)
+            except NoSuchJobError:
+                continue
+            if _worker_is_gone(job.worker_name, connection, hostname):
+                expired.append(f"{job_id}:{execution_id}")
+        if expired:
+            connection.zadd(registry.key, dict.fromkeys(expired, 0))
+            registry.cleanup()
+            reaped.extend(expired)
+            logger.warning("re-queued %s job(s) of dead workers on %s", len(expired), queue.name)
+    return reaped
