@@ -69,11 +69,12 @@ def resolve(path: str) -> Callable[..., Any]:
 
 def enqueue(func: Callable[..., Any], *args: Any, id: str, queue: str = QUEUE_DEFAULT,
             max_attempts: int = DEFAULT_MAX_ATTEMPTS,
-            on_failure: Callable[..., Any] | None = None) -> JobRecord:
+            on_failure: Callable[..., Any] | None = None, delay_s: float = 0) -> JobRecord:
     """Record the job and queue it once the surrounding transaction (if any) commits.
 
     `on_failure(*args, error)` runs once the last attempt has failed. Enqueueing the same id
-    twice is a no-op for the second call."""
+    twice is a no-op for the second call. `delay_s` schedules it for later (RQ's scheduler,
+    which every worker runs); if Redis loses it, the sweeper pushes it at once."""
     record, created = JobRecord.get_or_create(
         id=id,
         defaults={"queue": queue, "func": _func_path(func), "args": list(args),
@@ -82,31 +83,31 @@ def enqueue(func: Callable[..., Any], *args: Any, id: str, queue: str = QUEUE_DE
     )
     if created:
         app = current_app._get_current_object()
-        db.after_commit(lambda: _push_quietly(app, record))
+        db.after_commit(lambda: _push_quietly(app, record, delay_s))
     return record
 
 
-def _push_quietly(app, record: JobRecord) -> None:
+def _push_quietly(app, record: JobRecord, delay_s: float = 0) -> None:
     with app.app_context():
         # Commit callbacks survive the rollback of an inner savepoint: push only a row that
         # was really committed.
         if not JobRecord.select().where(JobRecord.id == record.id).exists():
             return
         try:
-            push(record)
+            push(record, delay_s=delay_s)
         except RedisError:
             # The row stays "pending"; the sweeper pushes it when Redis is back.
             logger.warning("job %s not pushed (redis unavailable); left for the sweeper",
                            record.id)
 
 
-def push(record: JobRecord, connection: Redis | None = None) -> Job:
+def push(record: JobRecord, connection: Redis | None = None, delay_s: float = 0) -> Job:
     """Put the RQ job for `record` on its queue (idempotent per job id)."""
     retries = max(record.max_attempts - 1, 0)
     intervals = list(current_app.config.get("JOB_RETRY_INTERVALS_S") or RETRY_INTERVALS_S)
     retry = Retry(max=retries, interval=intervals[:retries]) if retries else None
-    job = get_queue(record.queue, connection).enqueue_call(
-        resolve(record.func),
+    queue = get_queue(record.queue, connection)
+    job_options = dict(
         args=tuple(record.args),
         job_id=record.id,
         timeout=JOB_TIMEOUT_S,
@@ -115,6 +116,12 @@ def push(record: JobRecord, connection: Redis | None = None) -> Job:
         retry=retry,
         description=f"{record.func}({', '.join(map(str, record.args))})",
     )
+    if delay_s > 0:
+        # enqueue_in spells the timeout `job_timeout` (enqueue_call: `timeout`).
+        job_options["job_timeout"] = job_options.pop("timeout")
+        job = queue.enqueue_in(timedelta(seconds=delay_s), resolve(record.func), **job_options)
+    else:
+        job = queue.enqueue_call(resolve(record.func), **job_options)
     (JobRecord.update(status="queued", updated_at=utcnow())
      .where((JobRecord.id == record.id) & (JobRecord.status == "pending")).execute())
     return job

@@ -93,7 +93,7 @@ def run_worker(app: Flask, burst: bool = False, queues: list[str] | None = None)
             jobqueue.sweep(older_than_s=0 if burst else None)
         finally:
             db.close()
-    return worker.work(burst=burst, logging_level=app.config["LOG_LEVEL"])
+    return worker.work(burst=burst, with_scheduler=True, logging_level=app.config["LOG_LEVEL"])
 
 
 def _worker_is_gone(name: str | None, connection: Redis, hostname: str) -> bool:

@@ -23,6 +23,7 @@ from models.clinical import ClinicalSession, TranscriptChunk
 from models.idempotency import IdempotencyRecord
 from models.jobs import JobRecord
 from models.organizations import Organization
+from models.outbound import DeliveryAttempt, OutboundEvent, WebhookDelivery, WebhookEndpoint
 from models.sessions import TherapySession
 from models.templates import Template
 from models.tokens import ApiToken
@@ -94,11 +95,17 @@ def _m003_workflows() -> None:
                      safe=True)
 
 
+def _m004_outbound_voice() -> None:
+    db.create_tables([WebhookEndpoint, OutboundEvent, WebhookDelivery, DeliveryAttempt],
+                     safe=True)
+
+
 MIGRATIONS: tuple[tuple[int, str, Callable[[], None]], ...] = (
     (1, "organizations, tokens, audit log, templates, therapy sessions, jobs, usage",
      _m001_foundation),
     (2, "session analyses and live clinical sessions", _m002_clinical_analysis),
     (3, "agent workflows, executions, trace, approvals, EHR sync", _m003_workflows),
+    (4, "outbound webhooks and voice intake", _m004_outbound_voice),
 )
 
 

@@ -177,7 +177,7 @@ def run_step(execution_id: str, node_id: str, config: Mapping[str, Any]) -> str:
     context = node_runner.NodeContext(
         organization_id=execution.organization_id, execution_id=execution.id,
         workflow_id=execution.workflow_id, state=execution.state,
-        definition=execution.definition, config=config)
+        definition=execution.definition, config=config, node_id=node_id)
     try:
         result = node_runner.run_node(node, context)
     except TransientNodeError as exc:

@@ -35,6 +35,7 @@ class NodeContext:
     state: Mapping[str, Any]
     definition: Mapping[str, Any]
     config: Mapping[str, Any]  # the app's configuration
+    node_id: str = ""
 
 
 @dataclass(frozen=True)
@@ -153,7 +154,26 @@ def _ehr_sync(config: Mapping[str, Any], context: NodeContext) -> Any:
 
 
 def _webhook(config: Mapping[str, Any], context: NodeContext) -> Any:
-    raise NodeError("outbound webhooks are not available")
+    """A signed event through the project's one outbound delivery (outbox row, RQ delivery
+    with retries). The event id is derived from execution and node, so a step that runs again
+    after a crash sends nothing twice. No endpoint configured: nothing is sent."""
+    from models.base import db
+    from services.outbound.delivery import emit
+    from services.outbound.endpoints import default_endpoint
+
+    fields: dict[str, Any] = {"execution_id": context.execution_id,
+                              "workflow_id": context.workflow_id}
+    for name, path in (config.get("fields") or {}).items():
+        value = lookup(context.state, path)
+        fields[name] = None if value is MISSING else value
+    endpoint = default_endpoint(context.organization_id)
+    if endpoint is None:
+        return {"status": "no_endpoint"}
+    event_id = f"evt_wf_{context.execution_id}_{context.node_id}"
+    with db.atomic():
+        event = emit(endpoint, config["event"], fields, ordering_key=context.execution_id,
+                     event_id=event_id)
+    return {"status": "queued", "event_id": event.id, "event": config["event"]}
 
 
 RUNNERS = {

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import base64
+import json
 
 import pytest
 from fhir.resources.R4B.bundle import Bundle
@@ -391,13 +392,46 @@ def test_organization_fhir_setting_is_used(api, drain, fhir, org):
     assert len(fhir.bundles) == 1
 
 
-def test_webhook_node_fails_clearly_until_outbound_delivery_exists(api, drain):
+def test_webhook_node_sends_a_signed_event_once(make_app, org, make_token):
+    from jobs.worker import run_worker
+    from services.outbound.endpoints import ensure_endpoint
+    from tests.fakes.webhook_receiver import WebhookReceiver
+
+    app = make_app(ALLOW_PRIVATE_WEBHOOK_URLS=True, JOB_RETRY_INTERVALS_S=[0, 0, 0])
+    client, headers = app.test_client(), bearer(make_token(org, "admin"))
+    definition = {"start": "tag", "nodes": [
+        node("tag", "set", "hook", values={"level": "high"}),
+        node("hook", "webhook", event="workflow.high_risk", fields={"risk": "tag.level"})]}
+    with WebhookReceiver() as receiver:
+        with app.app_context():
+            receiver.secrets = [ensure_endpoint(org.id, receiver.url).secret]
+        workflow = client.post(BASE, json={"name": "Hook", "definition": definition},
+                               headers=headers).json
+        started = client.post(f"{BASE}/{workflow['id']}/executions", json={"input": {}},
+                              headers=headers).json
+        run_worker(app, burst=True)
+        with app.app_context():
+            from jobs.queue import push
+
+            push(JobRecord.get_by_id(f"wf-{started['id']}-hook-1"))  # delivered twice
+        run_worker(app, burst=True)
+        body = client.get(f"{BASE}/executions/{started['id']}", headers=headers).json
+        assert body["status"] == "completed"
+        assert len(receiver.requests) == 1
+        sent = receiver.requests[0]
+        assert sent.service_signature_ok and sent.standard_signature_ok
+        payload = json.loads(sent.body)
+        assert payload["event"] == "workflow.high_risk"
+        assert (payload["risk"], payload["execution_id"]) == ("high", started["id"])
+
+
+def test_webhook_node_without_an_endpoint_sends_nothing_and_goes_on(api, drain):
     workflow = create(api, {"start": "hook", "nodes": [
         node("hook", "webhook", event="workflow.done")]})
     started = start(api, workflow)
     drain()
     body = execution(api, started["id"])
-    assert (body["status"], body["error"]) == ("failed", "outbound webhooks are not available")
+    assert (body["status"], body["state"]["hook"]) == ("completed", {"status": "no_endpoint"})
 
 
 # Queue ---------------------------------------------------------------------------------------

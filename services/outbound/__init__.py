@@ -1,0 +1,2 @@
+"""Outbound webhooks: endpoints, signing, address checks and delivery (one mechanism for the
+whole service)."""

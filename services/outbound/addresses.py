@@ -1,0 +1,70 @@
+"""Which webhook addresses may be called (SSRF guard).
+
+A clinic-supplied URL must not make this server call into its own network: loopback, private,
+link-local (cloud metadata at 169.254.169.254 included), carrier-grade NAT, multicast and
+reserved addresses are refused unless `ALLOW_PRIVATE_WEBHOOK_URLS` is set. The check runs when
+the URL is saved and again on every send, against what the name resolves to *then*, so a name
+re-pointed at an internal address later is refused too.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from urllib.parse import urlsplit
+
+from services.errors import Unprocessable
+
+ALLOWED_SCHEMES = ("http", "https")
+MAX_URL_LENGTH = 2048
+# Metadata services that are not covered by the link-local range.
+METADATA_ADDRESSES = frozenset({ipaddress.ip_address("fd00:ec2::254"),
+                                ipaddress.ip_address("100.100.100.200")})
+
+
+class AddressRefused(Exception):
+    """The URL resolves to an address this service does not call."""
+
+
+def check_url_syntax(url: str, field: str = "webhook_url") -> str:
+    """Refuse URLs that are not absolute http(s) with a host (422 on save)."""
+    parts = urlsplit(url)
+    if (len(url) > MAX_URL_LENGTH or parts.scheme not in ALLOWED_SCHEMES or not parts.hostname
+            or parts.username or parts.password):
+        raise Unprocessable("Must be an absolute http(s) URL without credentials.", field=field)
+    try:
+        parts.port  # noqa: B018  (raises on a malformed port)
+    except ValueError as exc:
+        raise Unprocessable("The URL's port is not valid.", field=field) from exc
+    return url
+
+
+def is_forbidden(address: str) -> bool:
+    ip = ipaddress.ip_address(address.split("%", 1)[0])
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return (ip.is_private or ip.is_loopback or ip.is_link_local or ip.is_multicast
+            or ip.is_reserved or ip.is_unspecified or not ip.is_global
+            or ip in METADATA_ADDRESSES)
+
+
+def resolve(url: str) -> list[str]:
+    parts = urlsplit(url)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    try:
+        infos = socket.getaddrinfo(parts.hostname, port, proto=socket.IPPROTO_TCP)
+    except socket.gaierror as exc:
+        raise AddressRefused(f"the host name does not resolve ({exc.strerror})") from exc
+    return sorted({info[4][0] for info in infos})
+
+
+def check_destination(url: str, allow_private: bool) -> None:
+    """Raise AddressRefused when `url` may not be called now."""
+    check_url_syntax(url)
+    if allow_private:
+        return
+    addresses = resolve(url)
+    bad = [a for a in addresses if is_forbidden(a)]
+    if bad:
+        raise AddressRefused("the URL resolves to a private, loopback, link-local or "
+                             "metadata address")

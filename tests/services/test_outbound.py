@@ -1,0 +1,239 @@
+"""Outbound webhooks against a real receiver on 127.0.0.1: both signatures verify, failures
+are retried on the schedule, 410 disables, order per call holds, nothing is lost without Redis."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+
+import pytest
+
+from models.base import db, utcnow
+from models.jobs import JobRecord
+from models.outbound import DeliveryAttempt, OutboundEvent, WebhookDelivery, WebhookEndpoint
+from models.usage import UsageEvent
+from services.errors import Unprocessable
+from services.outbound import addresses, endpoints
+from services.outbound.delivery import emit, redeliver, retry_delay_s
+from tests.fakes.webhook_receiver import Reply, WebhookReceiver
+
+FAST = {"ALLOW_PRIVATE_WEBHOOK_URLS": True, "WEBHOOK_RETRY_DELAYS_S": [0, 0, 0]}
+
+
+@pytest.fixture
+def receiver():
+    with WebhookReceiver() as fake:
+        yield fake
+
+
+@pytest.fixture
+def fast_app(make_app):
+    return make_app(**FAST)
+
+
+@pytest.fixture
+def endpoint(fast_app, org, receiver):
+    with fast_app.app_context():
+        created = endpoints.ensure_endpoint(org.id, receiver.url)
+    receiver.secrets = [created.secret]
+    return created
+
+
+def _drain(app):
+    from jobs.worker import run_worker
+
+    run_worker(app, burst=True)
+
+
+def _emit(app, endpoint, event="intake.started", key="call-1", **fields):
+    with app.app_context(), db.atomic():
+        return emit(endpoint, event, fields or {"call_id": key}, ordering_key=key)
+
+
+def test_no_endpoint_sends_nothing(fast_app, receiver):
+    with fast_app.app_context():
+        assert emit(None, "intake.started", {"call_id": "c"}, ordering_key="c") is None
+    assert OutboundEvent.select().count() == 0
+
+
+def test_delivery_carries_both_signatures_and_the_fields(fast_app, org, endpoint, receiver):
+    sent = _emit(fast_app, endpoint, call_id="call-1", deployment_id="vdp_1",
+                 patient_phone="+15551234567")
+    _drain(fast_app)
+    assert len(receiver.requests) == 1
+    got = receiver.requests[0]
+    assert got.service_signature_ok and got.standard_signature_ok
+    body = json.loads(got.body)
+    assert body["event"] == "intake.started" and body["event_id"] == sent.id
+    assert body["occurred_at"].endswith("Z") and body["patient_phone"] == "+15551234567"
+    assert got.headers["webhook-id"] == sent.id
+    assert got.headers["service-event"] == "intake.started"
+    assert got.headers["service-signature"].startswith("sha256=")
+    delivery = WebhookDelivery.get()
+    assert delivery.status == "succeeded" and delivery.attempts == 1
+    assert UsageEvent.select().where(UsageEvent.metric == "webhook_deliveries").count() == 1
+
+
+def test_same_event_id_is_sent_once(fast_app, endpoint, receiver):
+    with fast_app.app_context():
+        for _ in range(2):
+            with db.atomic():
+                emit(endpoint, "intake.completed", {"call_id": "c"}, ordering_key="c",
+                     event_id="evt_same")
+    _drain(fast_app)
+    assert len(receiver.requests) == 1
+
+
+def test_rolled_back_emit_sends_nothing(fast_app, endpoint, receiver):
+    with fast_app.app_context():
+        with db.atomic() as txn:
+            emit(endpoint, "intake.started", {"call_id": "c"}, ordering_key="c")
+            txn.rollback()
+    _drain(fast_app)
+    assert receiver.requests == []
+
+
+def test_server_error_is_retried_and_the_retry_has_a_fresh_timestamp(fast_app, endpoint,
+                                                                     receiver):
+    receiver.script(Reply(500), Reply(503))
+    sent = _emit(fast_app, endpoint)
+    _drain(fast_app)
+    assert len(receiver.requests) == 3
+    assert {r.headers["webhook-id"] for r in receiver.requests} == {sent.id}
+    assert all(r.standard_signature_ok for r in receiver.requests)
+    delivery = WebhookDelivery.get()
+    assert delivery.status == "succeeded" and delivery.attempts == 3
+    codes = [a.status_code for a in DeliveryAttempt.select().order_by(DeliveryAttempt.number)]
+    assert codes == [500, 503, 200]
+
+
+def test_gives_up_after_the_schedule(fast_app, endpoint, receiver):
+    receiver.script(*[Reply(500)] * 10)
+    _emit(fast_app, endpoint)
+    _drain(fast_app)
+    assert len(receiver.requests) == 4  # the first attempt and three retries
+    delivery = WebhookDelivery.get()
+    assert delivery.status == "failed" and delivery.last_status_code == 500
+
+
+def test_gone_disables_the_endpoint(fast_app, endpoint, receiver):
+    receiver.script(Reply(410))
+    _emit(fast_app, endpoint, key="a")
+    _drain(fast_app)
+    assert WebhookEndpoint.get_by_id(endpoint.id).disabled_at is not None
+    _emit(fast_app, WebhookEndpoint.get_by_id(endpoint.id), key="b")
+    _drain(fast_app)
+    assert len(receiver.requests) == 1
+    assert [d.status for d in WebhookDelivery.select()] == ["failed", "failed"]
+
+
+def test_redirect_is_a_failure_and_not_followed(fast_app, endpoint, receiver):
+    receiver.script(*[Reply.redirect(receiver.url + "/elsewhere")] * 4)
+    _emit(fast_app, endpoint)
+    _drain(fast_app)
+    assert all(r.path == "/hooks/intake" for r in receiver.requests)
+    assert len(receiver.requests) == 4
+    assert WebhookDelivery.get().last_error == "HTTP 302"
+
+
+def test_a_hanging_receiver_times_out(make_app, org, receiver):
+    app = make_app(**{**FAST, "WEBHOOK_TIMEOUT_S": 0.3, "WEBHOOK_RETRY_DELAYS_S": []})
+    with app.app_context():
+        endpoint = endpoints.ensure_endpoint(org.id, receiver.url)
+    receiver.script(Reply.hang(1.5))
+    _emit(app, endpoint)
+    _drain(app)
+    delivery = WebhookDelivery.get()
+    assert delivery.status == "failed" and delivery.last_error == "timed out"
+
+
+def test_one_calls_events_keep_their_order_through_a_retry(fast_app, endpoint, receiver):
+    receiver.script(Reply(500))
+    for event in ("intake.started", "intake.screener.completed", "intake.completed"):
+        _emit(fast_app, endpoint, event=event, key="call-9")
+    _drain(fast_app)
+    events = [json.loads(r.body)["event"] for r in receiver.requests]
+    assert events == ["intake.started", "intake.started", "intake.screener.completed",
+                      "intake.completed"]
+
+
+def test_retry_after_is_honoured(fast_app, endpoint, receiver):
+    receiver.script(Reply(429, {"Retry-After": "120"}))
+    _emit(fast_app, endpoint)
+    _drain(fast_app)
+    delivery = WebhookDelivery.get()
+    assert delivery.status == "pending" and len(receiver.requests) == 1
+    assert delivery.next_attempt_at >= utcnow() + timedelta(seconds=110)
+
+
+def test_retry_schedule_has_jitter_within_ten_percent():
+    delays = {retry_delay_s(2) for _ in range(20)}
+    assert len(delays) > 1 and all(270 <= d <= 330 for d in delays)
+    assert retry_delay_s(8) is None
+    assert retry_delay_s(1, retry_after_s=60) >= 60
+
+
+def test_rotation_signs_with_both_keys(fast_app, endpoint, receiver):
+    old = endpoint.secret
+    with fast_app.app_context():
+        rotated = endpoints.rotate_secret(WebhookEndpoint.get_by_id(endpoint.id))
+    receiver.secrets = [old]  # a receiver that has not switched yet
+    _emit(fast_app, rotated)
+    _drain(fast_app)
+    assert receiver.requests[0].standard_signature_ok
+    assert len(receiver.requests[0].headers["webhook-signature"].split(" ")) == 2
+    receiver.secrets = [rotated.secret]
+    assert receiver._service_ok(receiver.requests[0].headers, receiver.requests[0].body)
+
+
+def test_redeliver_sends_the_same_event_again(fast_app, endpoint, receiver):
+    sent = _emit(fast_app, endpoint)
+    _drain(fast_app)
+    with fast_app.app_context():
+        redeliver(WebhookDelivery.get())
+    _drain(fast_app)
+    assert [r.headers["webhook-id"] for r in receiver.requests] == [sent.id, sent.id]
+    assert receiver.requests[0].body == receiver.requests[1].body
+
+
+@pytest.mark.parametrize("address", ["127.0.0.1", "10.1.2.3", "192.168.0.1", "169.254.169.254",
+                                     "::1", "::ffff:127.0.0.1", "fd00:ec2::254", "100.64.0.1",
+                                     "0.0.0.0"])
+def test_internal_addresses_are_forbidden(address):
+    assert addresses.is_forbidden(address)
+
+
+def test_public_address_is_allowed():
+    assert not addresses.is_forbidden("93.184.215.14")
+
+
+def test_private_url_is_refused_on_save(app, org, receiver):
+    with app.app_context(), pytest.raises(Unprocessable):
+        endpoints.ensure_endpoint(org.id, receiver.url)
+
+
+def test_private_address_is_refused_at_send_time(make_app, org, receiver):
+    permissive = make_app(**FAST)
+    with permissive.app_context():
+        endpoint = endpoints.ensure_endpoint(org.id, receiver.url)
+    strict = make_app(ALLOW_PRIVATE_WEBHOOK_URLS=False, WEBHOOK_RETRY_DELAYS_S=[])
+    _emit(strict, endpoint)
+    _drain(strict)
+    assert receiver.requests == []
+    assert WebhookDelivery.get().last_error.startswith("address refused")
+
+
+def test_events_written_while_redis_is_down_are_delivered_once_after(make_app, org, receiver,
+                                                                    app_config):
+    down = make_app(**{**FAST, "REDIS_URL": "redis://127.0.0.1:1/0"})
+    with down.app_context():
+        endpoint = endpoints.ensure_endpoint(org.id, receiver.url)
+    receiver.secrets = [endpoint.secret]
+    for event in ("intake.started", "intake.completed"):
+        _emit(down, endpoint, event=event)
+    assert {r.status for r in JobRecord.select()} == {"pending"}
+    up = make_app(**FAST)
+    _drain(up)
+    _drain(up)
+    assert [json.loads(r.body)["event"] for r in receiver.requests] == [
+        "intake.started", "intake.completed"]
