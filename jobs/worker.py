@@ -117,24 +117,35 @@ def _worker_is_gone(name: str | None, connection: Redis, hostname: str) -> bool:
 
 
 def reap_abandoned(queues: list[Queue], connection: Redis) -> list[str]:
-    """Hand the started jobs of dead workers to RQ's own abandoned-job handling now (retry if
-    retries are left, else failed; `sweep` then runs the job's on_failure), rather than after
-    the dead worker's heartbeat expires (90 s or more)."""
+    """Put the started jobs of dead workers back on their queue now, rather than after the dead
+    worker's heartbeat expires (90 s or more). A job with no retry left goes to RQ's own
+    abandoned-job handling (failed; `sweep` then runs the job's on_failure)."""
     hostname = socket.gethostname()
     reaped: list[str] = []
     for queue in queues:
         registry = queue.started_job_registry
-        expired = []
+        spent = []
         for job_id, execution_id in registry.get_job_and_execution_ids(cleanup=False):
             try:
                 job = Job.fetch(job_id, connection=connection)
             except NoSuchJobError:
                 continue
-            if _worker_is_gone(job.worker_name, connection, hostname):
-                expired.append(f"{job_id}:{execution_id}")
-        if expired:
-            connection.zadd(registry.key, dict.fromkeys(expired, 0))
+            if not _worker_is_gone(job.worker_name, connection, hostname):
+                continue
+            member = f"{job_id}:{execution_id}"
+            if job.retries_left:
+                # At once, not after the retry interval: the job did not fail, its worker died.
+                # Queued before it leaves the started registry: a reaper dying in between
+                # leaves a duplicate delivery (which the job's domain absorbs), never a loss.
+                job.retries_left -= 1
+                queue.enqueue_job(job)
+                connection.zrem(registry.key, member)
+            else:
+                spent.append(member)
+            reaped.append(job_id)
+        if spent:
+            connection.zadd(registry.key, dict.fromkeys(spent, 0))
             registry.cleanup()
-            reaped.extend(expired)
-            logger.warning("re-queued %s job(s) of dead workers on %s", len(expired), queue.name)
+    if reaped:
+        logger.warning("re-queued %s job(s) of dead workers", len(reaped))
     return reaped
