@@ -66,7 +66,8 @@ def screener_totals(analysis: Mapping[str, Any], inputs: Mapping[str, Any]) -> d
     for item in inputs.get("screeners") or []:
         if isinstance(item, Mapping) and isinstance(item.get("score"), int):
             name = str(item.get("screener", "")).lower().replace("-", "")
-            totals[name] = item["score"]
+            if name in SCREENER_RANGES and 0 <= item["score"] <= SCREENER_RANGES[name]:
+                totals[name] = item["score"]
     return {name: score for name, score in totals.items()
             if name in SCREENER_LOINC and 0 <= score <= SCREENER_RANGES[name]}
 
