@@ -31,7 +31,10 @@ def fhir() -> Iterator[FakeFhirServer]:
 
 @pytest.fixture(scope="module")
 def service(tmp_path_factory: pytest.TempPathFactory, fhir) -> Iterator[Service]:
-    running = Service(tmp_path_factory.mktemp("e2e-workflows")).start()
+    # Queues of its own: on PostgreSQL every e2e service shares one Redis database, and another
+    # service's worker must not take these jobs to its own database.
+    running = Service(tmp_path_factory.mktemp("e2e-workflows"),
+                      extra_env={"QUEUE_PREFIX": "e2e-workflows-"}).start()
     try:
         yield running
     finally:
