@@ -13,6 +13,7 @@ from rq import Worker
 from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
 from rq.queue import Queue
+from rq.worker import WorkerStatus
 
 from jobs import queue as jobqueue
 from models.base import bind_database, db
@@ -22,29 +23,63 @@ logger = logging.getLogger(__name__)
 
 MAINTENANCE_INTERVAL_S = 60
 MAX_ERROR_CHARS = 500
+HEARTBEAT_GRACE_S = 60
+
+
+# Queues whose jobs run in the worker process itself, on one database connection kept between
+# jobs, instead of in a forked work-horse with a connection of its own. A workflow node step is
+# short and holds no state between jobs: it runs in a fresh app context, re-reads everything it
+# needs in a locked transaction, and its module-level state is only configuration-keyed caches
+# (the model client). A failed step closes the connection (nothing half-done carries over), and
+# a step that kills the process is re-queued by the next worker (`reap_abandoned`). Other queues
+# (analysis, provisioning, webhooks, default) keep the work-horse's isolation.
+IN_PROCESS_QUEUES = (jobqueue.QUEUE_WORKFLOWS,)
 
 
 class AppWorker(Worker):
-    """An RQ worker bound to a Flask app (forks a work-horse per job, like rq's Worker)."""
+    """An RQ worker bound to a Flask app: forks a work-horse per job like rq's Worker, except
+    for IN_PROCESS_QUEUES, run in-process like rq's SimpleWorker."""
 
     def __init__(self, *args, app: Flask, **kwargs):
         kwargs.setdefault("maintenance_interval", MAINTENANCE_INTERVAL_S)
         super().__init__(*args, **kwargs)
         self.app = app
+        self.in_process_queues = {jobqueue.queue_name(n) for n in IN_PROCESS_QUEUES}
+
+    def _in_process(self, job: Job) -> bool:
+        return job.origin in self.in_process_queues
+
+    def execute_job(self, job: Job, queue: Queue) -> None:
+        if not self._in_process(job):
+            super().execute_job(job, queue)
+            return
+        execution = self.prepare_execution(job)
+        self.perform_job(job, queue, execution)
+        self.set_state(WorkerStatus.IDLE)
+
+    def get_heartbeat_ttl(self, job: Job, working_time: float = 0.0) -> int:
+        if self._in_process(job):
+            # No horse monitor beats while the job runs in-process: cover its whole timeout.
+            return int(job.timeout or jobqueue.JOB_TIMEOUT_S) + HEARTBEAT_GRACE_S
+        return super().get_heartbeat_ttl(job, working_time)
 
     def perform_job(self, job: Job, queue: Queue, execution) -> bool:
+        in_process = self._in_process(job)
         with self.app.app_context():
-            # The horse inherited the parent's connection through fork(): drop it unclosed
-            # (closing would end the parent's session) and open one of its own.
-            db.obj._state.reset()
+            if not in_process:
+                # The horse inherited the parent's connection through fork(): drop it unclosed
+                # (closing would end the parent's session) and open one of its own.
+                db.obj._state.reset()
             db.connect(reuse_if_open=True)
+            ok = False
             try:
                 jobqueue.mark(job.id, "started")
                 ok = super().perform_job(job, queue, execution)
                 self._record_outcome(job, ok)
                 return ok
             finally:
-                db.close()
+                if not (in_process and ok):
+                    db.close()
 
     def _record_outcome(self, job: Job, ok: bool) -> None:
         if ok:
