@@ -4,12 +4,18 @@ from flask_smorest import Api
 
 
 def register(api: Api) -> None:
-    from blueprints import analysis, clinical, health, sessions, templates, voice
+    from blueprints import (
+        analysis,
+        billing,
+        clinical,
+        health,
+        organizations,
+        sessions,
+        templates,
+        voice,
+        workflows,
+    )
 
-    for module in (sessions, templates, analysis, clinical, health, voice):
-        api.register_blueprint(module.blp)
-
-    from blueprints import billing, organizations
-
-    for module in (organizations, billing):
+    for module in (sessions, templates, analysis, clinical, health, voice, workflows,
+                   organizations, billing):
         api.register_blueprint(module.blp)

@@ -4,11 +4,16 @@ connection, and its outcome is written to the job's durable record."""
 from __future__ import annotations
 
 import logging
+import os
+import socket
 
 from flask import Flask
+from redis import Redis
 from rq import Worker
+from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
 from rq.queue import Queue
+from rq.worker import WorkerStatus
 
 from jobs import queue as jobqueue
 from models.base import bind_database, db
@@ -18,29 +23,63 @@ from services.limits import MAX_ERROR_CHARS
 logger = logging.getLogger(__name__)
 
 MAINTENANCE_INTERVAL_S = 60
+HEARTBEAT_GRACE_S = 60
+
+
+# Queues whose jobs run in the worker process itself, on one database connection kept between
+# jobs, instead of in a forked work-horse with a connection of its own. A workflow node step is
+# short and holds no state between jobs: it runs in a fresh app context, re-reads everything it
+# needs in a locked transaction, and its module-level state is only configuration-keyed caches
+# (the model client). A failed step closes the connection (nothing half-done carries over), and
+# a step that kills the process is re-queued by the next worker (`reap_abandoned`). Other queues
+# (analysis, provisioning, webhooks, default) keep the work-horse's isolation.
+IN_PROCESS_QUEUES = (jobqueue.QUEUE_WORKFLOWS,)
 
 
 class AppWorker(Worker):
-    """An RQ worker bound to a Flask app (forks a work-horse per job, like rq's Worker)."""
+    """An RQ worker bound to a Flask app: forks a work-horse per job like rq's Worker, except
+    for IN_PROCESS_QUEUES, run in-process like rq's SimpleWorker."""
 
     def __init__(self, *args, app: Flask, **kwargs):
         kwargs.setdefault("maintenance_interval", MAINTENANCE_INTERVAL_S)
         super().__init__(*args, **kwargs)
         self.app = app
+        self.in_process_queues = {jobqueue.queue_name(n) for n in IN_PROCESS_QUEUES}
+
+    def _in_process(self, job: Job) -> bool:
+        return job.origin in self.in_process_queues
+
+    def execute_job(self, job: Job, queue: Queue) -> None:
+        if not self._in_process(job):
+            super().execute_job(job, queue)
+            return
+        execution = self.prepare_execution(job)
+        self.perform_job(job, queue, execution)
+        self.set_state(WorkerStatus.IDLE)
+
+    def get_heartbeat_ttl(self, job: Job, working_time: float = 0.0) -> int:
+        if self._in_process(job):
+            # No horse monitor beats while the job runs in-process: cover its whole timeout.
+            return int(job.timeout or jobqueue.JOB_TIMEOUT_S) + HEARTBEAT_GRACE_S
+        return super().get_heartbeat_ttl(job, working_time)
 
     def perform_job(self, job: Job, queue: Queue, execution) -> bool:
+        in_process = self._in_process(job)
         with self.app.app_context():
-            # The horse inherited the parent's connection through fork(): drop it unclosed
-            # (closing would end the parent's session) and open one of its own.
-            db.obj._state.reset()
+            if not in_process:
+                # The horse inherited the parent's connection through fork(): drop it unclosed
+                # (closing would end the parent's session) and open one of its own.
+                db.obj._state.reset()
             db.connect(reuse_if_open=True)
+            ok = False
             try:
                 jobqueue.mark(job.id, "started")
                 ok = super().perform_job(job, queue, execution)
                 self._record_outcome(job, ok)
                 return ok
             finally:
-                db.close()
+                if not (in_process and ok):
+                    db.close()
 
     def _record_outcome(self, job: Job, ok: bool) -> None:
         if ok:
@@ -56,6 +95,7 @@ class AppWorker(Worker):
 
     def run_maintenance_tasks(self) -> None:
         super().run_maintenance_tasks()
+        reap_abandoned(self.queues, self.connection)
         with self.app.app_context():
             db.connect(reuse_if_open=True)
             try:
@@ -81,6 +121,7 @@ def run_worker(app: Flask, burst: bool = False, queues: list[str] | None = None)
         names = queues or list(jobqueue.QUEUE_NAMES)
         worker = AppWorker([jobqueue.get_queue(n, connection) for n in names],
                            connection=connection, app=app)
+        reap_abandoned(worker.queues, connection)
         db.connect(reuse_if_open=True)
         try:
             # Anything Redis lost while no worker was running goes back on the queue first.
@@ -88,3 +129,58 @@ def run_worker(app: Flask, burst: bool = False, queues: list[str] | None = None)
         finally:
             db.close()
     return worker.work(burst=burst, with_scheduler=True, logging_level=app.config["LOG_LEVEL"])
+
+
+def _worker_is_gone(name: str | None, connection: Redis, hostname: str) -> bool:
+    """True when the worker that started a job no longer exists: its key expired, or it ran on
+    this host and its process is dead (SIGKILL leaves the key until its TTL runs out)."""
+    if not name:
+        return False
+    worker = Worker.find_by_key(Worker.redis_worker_namespace_prefix + name,
+                                connection=connection)
+    if worker is None:
+        return True
+    if worker.hostname != hostname or not worker.pid:
+        return False
+    try:
+        os.kill(worker.pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:  # alive, under another user
+        return False
+    return False
+
+
+def reap_abandoned(queues: list[Queue], connection: Redis) -> list[str]:
+    """Put the started jobs of dead workers back on their queue now, rather than after the dead
+    worker's heartbeat expires (90 s or more). A job with no retry left goes to RQ's own
+    abandoned-job handling (failed; `sweep` then runs the job's on_failure)."""
+    hostname = socket.gethostname()
+    reaped: list[str] = []
+    for queue in queues:
+        registry = queue.started_job_registry
+        spent = []
+        for job_id, execution_id in registry.get_job_and_execution_ids(cleanup=False):
+            try:
+                job = Job.fetch(job_id, connection=connection)
+            except NoSuchJobError:
+                continue
+            if not _worker_is_gone(job.worker_name, connection, hostname):
+                continue
+            member = f"{job_id}:{execution_id}"
+            if job.retries_left:
+                # At once, not after the retry interval: the job did not fail, its worker died.
+                # Queued before it leaves the started registry: a reaper dying in between
+                # leaves a duplicate delivery (which the job's domain absorbs), never a loss.
+                job.retries_left -= 1
+                queue.enqueue_job(job)
+                connection.zrem(registry.key, member)
+            else:
+                spent.append(member)
+            reaped.append(job_id)
+        if spent:
+            connection.zadd(registry.key, dict.fromkeys(spent, 0))
+            registry.cleanup()
+    if reaped:
+        logger.warning("re-queued %s job(s) of dead workers", len(reaped))
+    return reaped

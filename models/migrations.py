@@ -45,6 +45,13 @@ from models.voice import (
     VoiceToolCall,
     VoiceTranscriptEntry,
 )
+from models.workflows import (
+    AgentWorkflow,
+    EhrSync,
+    TraceEntry,
+    WorkflowApproval,
+    WorkflowExecution,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -110,6 +117,11 @@ def _m004_outbound_voice() -> None:
                       VoiceToolCall, ScreenerResult, Escalation, IntakeSummary], safe=True)
 
 
+def _m005_workflows() -> None:
+    db.create_tables([AgentWorkflow, WorkflowExecution, TraceEntry, WorkflowApproval, EhrSync],
+                     safe=True)
+
+
 # Usage reports read (organization, at) ranges and sum quantity per metric: a covering index
 # answers them from the index alone.
 _USAGE_REPORT_INDEX = ("CREATE INDEX IF NOT EXISTS usage_event_report "
@@ -129,6 +141,7 @@ MIGRATIONS: tuple[tuple[int, str, Callable[[], None]], ...] = (
     (2, "session analyses and live clinical sessions", _m002_clinical_analysis),
     (3, "the active clinical session on its therapy session", _m003_active_clinical_session),
     (4, "outbound webhooks and voice intake", _m004_outbound_voice),
+    (5, "agent workflows, executions, trace, approvals, EHR sync", _m005_workflows),
     (6, "provisioning jobs, members, payment methods, usage slot sums and index",
      _m006_organizations_billing),
 )

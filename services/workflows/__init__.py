@@ -1,1 +1,1 @@
-"""Workflows: the engine, its nodes and conditions, and the FHIR mapping."""
+"""Agent workflows: definitions, the step engine, node behaviour, FHIR mapping, ready workflows."""

@@ -1,0 +1,123 @@
+"""Workflow node steps per second through the engine, beside raw RQ no-op jobs on the same
+Redis with the same worker count (one), in the same run:
+
+* enqueue: the project's `jobs.queue.enqueue` (durable row + push after commit) against plain
+  `Queue.enqueue`;
+* drain: RQ's default forking `Worker` and its `SimpleWorker` on no-op jobs, against the
+  app's worker (`jobs.worker.run_worker`, what `flask --app app worker --burst` runs) on
+  workflow executions made of `set` nodes, counted in node steps.
+
+    .venv/bin/python bench/workflow_steps.py [--jobs 500] [--chain 5]
+
+Uses a throw-away SQLite database and an embedded Redis unless DATABASE_URL / REDIS_URL are set.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from rq import Queue, SimpleWorker, Worker
+
+from app import create_app
+from models.base import db
+
+BENCH_PREFIX = "bench-"
+
+
+def noop() -> None:
+    """The raw RQ job: nothing to do, so only the queue's own cost is measured."""
+
+
+def _noop():
+    """`noop` as workers import it (by module path, never from __main__)."""
+    from importlib import import_module
+
+    return import_module("bench.workflow_steps").noop
+
+
+def _rate(count: int, seconds: float) -> float:
+    return count / seconds if seconds else float("inf")
+
+
+def raw_rq(connection, jobs: int) -> dict[str, float]:
+    queue = Queue(f"{BENCH_PREFIX}raw", connection=connection)
+    queue.empty()
+    started = time.perf_counter()
+    for _ in range(jobs):
+        queue.enqueue(_noop())
+    rates = {"enqueue Queue.enqueue": _rate(jobs, time.perf_counter() - started)}
+    for name, worker_class in (("drain rq Worker (fork)", Worker),
+                               ("drain rq SimpleWorker", SimpleWorker)):
+        if not queue.count:
+            for _ in range(jobs):
+                queue.enqueue(_noop())
+        worker = worker_class([queue], connection=connection)
+        started = time.perf_counter()
+        worker.work(burst=True, logging_level="WARNING")
+        rates[name] = _rate(jobs, time.perf_counter() - started)
+    return rates
+
+
+def engine(app, jobs: int, chain: int) -> dict[str, float]:
+    from jobs.queue import enqueue, job_id
+    from jobs.worker import run_worker
+    from models.workflows import AgentWorkflow
+    from services.organizations import create_organization
+    from services.workflows import engine as workflows
+
+    nodes = [{"id": f"n{i}", "type": "set", "config": {"values": {"i": i}},
+              "next": f"n{i + 1}" if i + 1 < chain else None} for i in range(chain)]
+    with app.app_context(), db.connection_context():
+        org = create_organization(f"Bench {time.time_ns()}")
+        workflow = AgentWorkflow.create(organization=org.id, name="Chain",
+                                        definition={"start": "n0", "nodes": nodes})
+        started = time.perf_counter()
+        for n in range(jobs):
+            with db.atomic():
+                enqueue(_noop(), id=job_id("bench", org.id, n))
+        rates = {"enqueue jobs.queue.enqueue": _rate(jobs, time.perf_counter() - started)}
+    run_worker(app, burst=True)  # drain those no-op jobs (not timed)
+    executions = max(jobs // chain, 1)
+    with app.app_context(), db.connection_context():
+        for _ in range(executions):
+            workflows.start_execution(org.id, workflow, {})
+    started = time.perf_counter()
+    run_worker(app, burst=True)
+    rates["drain app worker, node steps"] = _rate(executions * chain,
+                                                  time.perf_counter() - started)
+    return rates
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--jobs", type=int, default=500)
+    parser.add_argument("--chain", type=int, default=5, help="set nodes per execution")
+    args = parser.parse_args()
+    folder = Path(tempfile.mkdtemp(prefix="cws-bench-"))
+    app = create_app({
+        "INSTANCE_PATH": str(folder),
+        "DATABASE_URL": os.environ.get("DATABASE_URL") or f"sqlite:///{folder / 'bench.db'}",
+        "REDIS_URL": os.environ.get("REDIS_URL") or "",
+        "QUEUE_PREFIX": BENCH_PREFIX, "LOG_LEVEL": "WARNING", "JOB_SWEEP_AFTER_S": 3600,
+    })
+    connection = app.extensions["redis"]
+    rates = {**raw_rq(connection, args.jobs), **engine(app, args.jobs, args.chain)}
+    fork = rates["drain rq Worker (fork)"]
+    plain = rates["enqueue Queue.enqueue"]
+    print(f"{'measure':36} {'per second':>12} {'vs rq':>8}")
+    for name, rate in rates.items():
+        base = plain if name.startswith("enqueue") else fork
+        print(f"{name:36} {rate:12.1f} {rate / base:7.2f}x")
+    print(f"({args.jobs} jobs; {db.obj.__class__.__name__}; one worker each; "
+          f"node steps compared with rq's forking Worker)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,94 @@
+"""The `condition` node's predicate: a small declarative test on the execution state.
+
+A predicate is data, never code: `{"path": "analyze.riskAssessment.level", "operator": "in",
+"value": ["high", "imminent"]}`, or `{"all": [...]}` / `{"any": [...]}` / `{"not": {...}}` of
+predicates. Nothing is evaluated or templated, so a definition cannot run code on the worker.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+MISSING = object()
+MAX_DEPTH = 5
+MAX_PATH_PARTS = 12
+
+
+def _compare(test: Callable[[Any, Any], bool]) -> Callable[[Any, Any], bool]:
+    def safe(actual: Any, expected: Any) -> bool:
+        try:
+            return actual is not MISSING and bool(test(actual, expected))
+        except TypeError:  # e.g. "high" > 3: not comparable is simply false
+            return False
+
+    return safe
+
+
+OPERATORS: dict[str, Callable[[Any, Any], bool]] = {
+    "eq": _compare(lambda a, b: a == b),
+    "ne": lambda a, b: a is MISSING or a != b,
+    "gt": _compare(lambda a, b: a > b),
+    "gte": _compare(lambda a, b: a >= b),
+    "lt": _compare(lambda a, b: a < b),
+    "lte": _compare(lambda a, b: a <= b),
+    "in": _compare(lambda a, b: a in b),
+    "not_in": lambda a, b: a is MISSING or a not in b,
+    "contains": _compare(lambda a, b: b in a),
+    "exists": lambda a, b: a is not MISSING and a is not None,
+    "not_exists": lambda a, b: a is MISSING or a is None,
+}
+LIST_OPERATORS = ("in", "not_in")
+UNARY_OPERATORS = ("exists", "not_exists")
+
+
+def lookup(state: Mapping[str, Any], path: str) -> Any:
+    """The value at a dotted path (`a.b.0.c`), or MISSING."""
+    value: Any = state
+    for part in path.split("."):
+        if isinstance(value, Mapping) and part in value:
+            value = value[part]
+        elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
+            value = value[int(part)]
+        else:
+            return MISSING
+    return value
+
+
+def predicate_problems(predicate: Any, depth: int = 0) -> list[str]:
+    """What is wrong with a predicate (empty when it is well-formed)."""
+    if depth > MAX_DEPTH:
+        return [f"Predicates nest at most {MAX_DEPTH} levels."]
+    if not isinstance(predicate, Mapping):
+        return ["A predicate is an object."]
+    for key in ("all", "any"):
+        if key in predicate:
+            items = predicate[key]
+            if not isinstance(items, list) or not items:
+                return [f"'{key}' is a non-empty list of predicates."]
+            return [p for item in items for p in predicate_problems(item, depth + 1)]
+    if "not" in predicate:
+        return predicate_problems(predicate["not"], depth + 1)
+    path, operator = predicate.get("path"), predicate.get("operator")
+    problems = []
+    if not isinstance(path, str) or not path or len(path.split(".")) > MAX_PATH_PARTS:
+        problems.append("'path' is a dotted path into the state, e.g. 'input.score'.")
+    if operator not in OPERATORS:
+        problems.append(f"'operator' must be one of: {', '.join(OPERATORS)}.")
+    elif operator not in UNARY_OPERATORS and "value" not in predicate:
+        problems.append(f"Operator '{operator}' needs a 'value'.")
+    elif operator in LIST_OPERATORS and not isinstance(predicate.get("value"), list):
+        problems.append(f"Operator '{operator}' needs a list 'value'.")
+    return problems
+
+
+def evaluate(predicate: Mapping[str, Any], state: Mapping[str, Any]) -> bool:
+    """Evaluate a well-formed predicate against the state."""
+    if "all" in predicate:
+        return all(evaluate(p, state) for p in predicate["all"])
+    if "any" in predicate:
+        return any(evaluate(p, state) for p in predicate["any"])
+    if "not" in predicate:
+        return not evaluate(predicate["not"], state)
+    actual = lookup(state, predicate["path"])
+    return OPERATORS[predicate["operator"]](actual, predicate.get("value"))

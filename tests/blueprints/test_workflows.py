@@ -1,0 +1,461 @@
+"""Agent workflows through the API, with real RQ workers, Redis and a FHIR server on
+127.0.0.1."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import pytest
+from fhir.resources.R4B.bundle import Bundle
+
+from models.analyses import SessionAnalysis
+from models.jobs import JobRecord
+from tests.conftest import bearer
+from tests.fakes.fhir_server import FakeFhirServer
+
+BASE = "/api/agent-workflows"
+TRANSCRIPT = ("Clinician: How has the week been?\n"
+              "Patient: Tired. My PHQ-9 today was 14 and the GAD-7 was 9.\n"
+              "Clinician: Let us schedule a follow-up in two weeks.")
+CRISIS_TRANSCRIPT = ("Clinician: Any thoughts of harming yourself?\n"
+                     "Patient: Yes, I have been thinking about killing myself and I have a plan.")
+
+
+def node(id_, type_, next_=None, **config):
+    return {"id": id_, "type": type_, "config": config, "next": next_}
+
+
+POST_VISIT = {"start": "analyze", "nodes": [
+    node("analyze", "analyze_session", "review"),
+    node("review", "approval", "sync", title="Review the note"),
+    node("sync", "ehr_sync", "done"),
+    node("done", "end"),
+]}
+SIMPLE = {"start": "tag", "nodes": [
+    node("tag", "set", "check", values={"score": 12}),
+    node("check", "condition", then="high", **{"else": "done"},
+         when={"path": "tag.score", "operator": "gte", "value": 10}),
+    node("high", "set", "done", values={"flag": "review"}),
+    node("done", "end"),
+]}
+
+
+@pytest.fixture
+def fast_app(make_app):
+    return make_app(JOB_RETRY_INTERVALS_S=[0, 0, 0])
+
+
+@pytest.fixture
+def api(fast_app, org, make_token):
+    client = fast_app.test_client()
+    headers = bearer(make_token(org, "admin"))
+
+    def call(method, path, **kwargs):
+        return client.open(BASE + path, method=method, headers=headers, **kwargs)
+
+    return call
+
+
+@pytest.fixture
+def fhir():
+    with FakeFhirServer() as server:
+        yield server
+
+
+@pytest.fixture
+def drain(fast_app):
+    from jobs.worker import run_worker
+
+    return lambda: run_worker(fast_app, burst=True)
+
+
+def create(api, definition, **fields):
+    response = api("POST", "", json={"name": "Flow", "definition": definition, **fields})
+    assert response.status_code == 201, response.json
+    return response.json
+
+
+def start(api, workflow, payload=None):
+    response = api("POST", f"/{workflow['id']}/executions", json={"input": payload or {}})
+    assert response.status_code == 202, response.json
+    return response.json
+
+
+def execution(api, execution_id):
+    response = api("GET", f"/executions/{execution_id}")
+    assert response.status_code == 200
+    return response.json
+
+
+def events(body):
+    return [(e["node_id"], e["event"]) for e in body["execution_trace"]]
+
+
+# Definitions ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("definition", "field", "words"), [
+    ({"start": "a", "nodes": [node("a", "shell")]}, "definition.nodes.0.type", "Unknown"),
+    ({"start": "a", "nodes": [node("a", "set", "ghost", values={})]},
+     "definition.nodes.0.next", "ghost"),
+    ({"start": "zz", "nodes": [node("a", "end")]}, "definition.start", "zz"),
+    ({"start": "a", "nodes": [node("a", "end"), node("a", "end")]}, "definition.nodes.1.id",
+     "Duplicate"),
+    ({"start": "a", "nodes": [node("a", "end"), node("b", "end")]}, "definition.nodes",
+     "Unreachable"),
+    ({"start": "a", "nodes": [node("a", "set", "b", values={}),
+                              node("b", "set", "a", values={})]}, "definition.nodes", "cycle"),
+    ({"start": "a", "nodes": [node("a", "condition", then="a",
+                                   when={"path": "x", "operator": "eval", "value": 1})]},
+     "definition.nodes.0.config", "operator"),
+    ({"start": "a", "nodes": [node("a", "approval", on_reject="nowhere")]},
+     "definition.nodes.0.config.on_reject", "nowhere"),
+    ({"start": "a", "nodes": [node("a", "llm")]}, "definition.nodes.0.config", "prompt"),
+    ({"start": "a", "nodes": [node(f"n{i}", "end") for i in range(51)]}, "definition.nodes",
+     "At most"),
+])
+def test_invalid_definition_is_422_naming_the_problem(api, definition, field, words):
+    response = api("POST", "", json={"name": "Broken", "definition": definition})
+    assert response.status_code == 422
+    assert words in " ".join(response.json["errors"]["json"][field])
+
+
+def test_saved_workflow_is_listed_and_hidden_from_other_organizations(api, fast_app, other_org,
+                                                                      make_token):
+    workflow = create(api, SIMPLE, description="Tags and checks")
+    assert api("GET", f"/{workflow['id']}").json["definition"] == SIMPLE
+    assert [w["id"] for w in api("GET", "").json] == [workflow["id"]]
+    stranger = fast_app.test_client()
+    headers = bearer(make_token(other_org, "admin"))
+    assert stranger.get(f"{BASE}/{workflow['id']}", headers=headers).status_code == 404
+    assert stranger.post(f"{BASE}/{workflow['id']}/executions", json={"input": {}},
+                         headers=headers).status_code == 404
+
+
+def test_read_scope_cannot_start_an_execution(fast_app, org, make_token, api):
+    workflow = create(api, SIMPLE)
+    reader = bearer(make_token(org, "workflows:read"))
+    response = fast_app.test_client().post(f"{BASE}/{workflow['id']}/executions",
+                                           json={"input": {}}, headers=reader)
+    assert response.status_code == 403
+
+
+# Engine --------------------------------------------------------------------------------------
+
+def test_execution_runs_to_completion_with_a_snapshot_after_each_event(api, drain):
+    workflow = create(api, SIMPLE)
+    started = start(api, workflow, {"patient_id": "pat-1"})
+    assert started["status"] == "queued"
+    drain()
+    body = execution(api, started["id"])
+    assert body["status"] == "completed"
+    assert events(body) == [("tag", "start"), ("tag", "complete"), ("check", "start"),
+                            ("check", "complete"), ("high", "start"), ("high", "complete"),
+                            ("done", "start"), ("done", "complete")]
+    assert [e["seq"] for e in body["execution_trace"]] == list(range(1, 9))
+    assert body["execution_trace"][0]["state"] == {"input": {"patient_id": "pat-1"}}
+    assert body["execution_trace"][1]["state"]["tag"] == {"score": 12}
+    assert body["execution_trace"][3]["state"]["check"] == {"result": True, "branch": "then"}
+    assert body["state"]["high"] == {"flag": "review"}
+    assert all(e["at"].endswith("Z") and e["duration_ms"] >= 0 for e in body["execution_trace"])
+
+
+def test_a_step_delivered_twice_does_not_run_again(api, drain, fast_app):
+    workflow = create(api, {"start": "analyze", "nodes": [node("analyze", "analyze_session")]})
+    started = start(api, workflow, {"transcript": TRANSCRIPT})
+    drain()
+    with fast_app.app_context():
+        from jobs.queue import push
+
+        record = JobRecord.get_by_id(f"wf-{started['id']}-analyze-1")
+        push(record)  # RQ delivers the same job again
+    drain()
+    body = execution(api, started["id"])
+    assert events(body) == [("analyze", "start"), ("analyze", "complete")]
+    assert SessionAnalysis.select().count() == 1
+
+
+def test_analyze_session_uses_the_analysis_service_and_its_safety_floor(api, drain):
+    triage = {"start": "analyze", "nodes": [
+        node("analyze", "analyze_session", "risk"),
+        node("risk", "condition", then="urgent", **{"else": "done"},
+             when={"path": "analyze.riskAssessment.level", "operator": "in",
+                   "value": ["high", "imminent"]}),
+        node("urgent", "set", "done", values={"escalate": True}),
+        node("done", "end")]}
+    workflow = create(api, triage)
+    started = start(api, workflow, {"transcript": CRISIS_TRANSCRIPT})
+    drain()
+    body = execution(api, started["id"])
+    assert body["status"] == "completed"
+    assert body["state"]["analyze"]["provider"] == "rules"
+    assert body["state"]["urgent"] == {"escalate": True}
+
+
+def test_executions_filter_on_several_statuses(api, drain):
+    workflow = create(api, SIMPLE)
+    approval = create(api, {"start": "ok", "nodes": [node("ok", "approval")]})
+    done = start(api, workflow)
+    drain()
+    paused = start(api, approval)
+    drain()
+    queued = start(api, workflow)
+    ids = lambda query: {e["id"] for e in api("GET", f"/executions{query}").json}  # noqa: E731
+    assert ids("?status=completed") == {done["id"]}
+    assert ids("?status=paused&status=queued") == {paused["id"], queued["id"]}
+    assert ids("?status=completed,paused") == {done["id"], paused["id"]}
+    assert api("GET", "/executions?status=sleeping").status_code == 422
+    page = api("GET", "/executions?page=1&page_size=2")
+    assert len(page.json) == 2 and '"total": 3' in page.headers["X-Pagination"]
+
+
+def test_llm_node_without_a_model_fails_with_a_clear_error(api, drain):
+    workflow = create(api, {"start": "ask", "nodes": [node("ask", "llm", prompt="Summarise")]})
+    started = start(api, workflow)
+    drain()
+    body = execution(api, started["id"])
+    assert body["status"] == "failed"
+    assert "No language model is configured" in body["error"]
+    assert events(body) == [("ask", "start"), ("ask", "error")]
+
+
+def test_llm_node_sends_a_redacted_prompt_to_the_model(make_app, org, make_token, fake_openai):
+    from jobs.worker import run_worker
+
+    app = make_app(OPENAI_API_KEY="test-key", OPENAI_BASE_URL=fake_openai.base_url)
+    client = app.test_client()
+    headers = bearer(make_token(org, "admin"))
+    definition = {"start": "ask", "nodes": [node("ask", "llm", prompt="Summarise this",
+                                                 input_path="input.note")]}
+    workflow = client.post(BASE, json={"name": "Ask", "definition": definition},
+                           headers=headers).json
+    started = client.post(f"{BASE}/{workflow['id']}/executions",
+                          json={"input": {"note": "Call me at 555-867-5309."}},
+                          headers=headers).json
+    run_worker(app, burst=True)
+    body = client.get(f"{BASE}/executions/{started['id']}", headers=headers).json
+    assert body["status"] == "completed", body["error"]
+    assert body["state"]["ask"]["text"]
+    sent = fake_openai.requests[0]["messages"][0]["content"]
+    assert "Summarise this" in sent and "867-5309" not in sent
+
+
+# Approvals, resume, cancel, retry -------------------------------------------------------------
+
+def test_post_visit_workflow_pauses_for_approval_then_syncs_to_the_ehr(api, drain, fhir,
+                                                                       fast_app):
+    workflow = create(api, POST_VISIT, fhir_base_url=fhir.base_url)
+    started = start(api, workflow, {"transcript": TRANSCRIPT, "patient_id": "pat-42"})
+    drain()
+    body = execution(api, started["id"])
+    assert body["status"] == "paused"
+    assert events(body)[-1] == ("review", "paused")
+    pending = api("GET", f"/executions/{started['id']}/approvals").json
+    assert [(a["node_id"], a["status"], a["title"]) for a in pending] == [
+        ("review", "pending", "Review the note")]
+    assert api("POST", f"/executions/{started['id']}/resume").status_code == 409
+
+    decision = api("POST", f"/executions/{started['id']}/approvals/{pending[0]['id']}",
+                   json={"decision": "approve", "comment": "Looks right"})
+    assert decision.status_code == 200
+    assert decision.json["decided_by"].startswith("tok_")
+    assert api("POST", f"/executions/{started['id']}/resume").status_code == 202
+    assert api("POST", f"/executions/{started['id']}/resume").status_code == 409
+    drain()
+
+    body = execution(api, started["id"])
+    assert body["status"] == "completed"
+    assert ("review", "resumed") in events(body)
+    assert body["state"]["review"]["status"] == "approved"
+    sync = api("GET", f"/executions/{started['id']}/sync-status").json
+    assert sync["status"] == "synced" and sync["attempts"] == 1
+    assert sync["target"] == fhir.base_url
+    bundle = fhir.bundles[0]
+    Bundle.model_validate(bundle)
+    kinds = [e["resource"]["resourceType"] for e in bundle["entry"]]
+    assert kinds[:2] == ["Encounter", "DocumentReference"]
+    assert {"Task", "RiskAssessment", "Observation"} <= set(kinds)
+    assert all(e["request"]["ifNoneExist"].startswith("identifier=") for e in bundle["entry"])
+    loinc = {e["resource"]["code"]["coding"][0]["code"]: e["resource"]["valueInteger"]
+             for e in bundle["entry"] if e["resource"]["resourceType"] == "Observation"}
+    assert loinc == {"44261-6": 14, "70274-6": 9}
+    note = next(e["resource"] for e in bundle["entry"]
+                if e["resource"]["resourceType"] == "DocumentReference")
+    assert "PHQ-9" in base64.b64decode(note["content"][0]["attachment"]["data"]).decode()
+    assert len(sync["resources"]) == len(bundle["entry"])
+
+
+def test_approver_cannot_be_named_in_the_body(api, drain):
+    workflow = create(api, {"start": "ok", "nodes": [node("ok", "approval")]})
+    started = start(api, workflow)
+    drain()
+    approval = api("GET", f"/executions/{started['id']}/approvals").json[0]
+    response = api("POST", f"/executions/{started['id']}/approvals/{approval['id']}",
+                   json={"decision": "approve", "decided_by": "someone-else"})
+    assert response.status_code == 422
+
+
+def test_rejection_follows_on_reject_or_cancels(api, drain):
+    with_edge = create(api, {"start": "ok", "nodes": [
+        node("ok", "approval", "yes", on_reject="no"),
+        node("yes", "set", values={"path": "approved"}),
+        node("no", "set", values={"path": "rejected"})]})
+    without = create(api, {"start": "ok", "nodes": [node("ok", "approval", "done"),
+                                                    node("done", "end")]})
+    first, second = start(api, with_edge), start(api, without)
+    drain()
+    for ex in (first, second):
+        approval = api("GET", f"/executions/{ex['id']}/approvals").json[0]
+        api("POST", f"/executions/{ex['id']}/approvals/{approval['id']}",
+            json={"decision": "reject"})
+        assert api("POST", f"/executions/{ex['id']}/resume").status_code == 202
+    drain()
+    body = execution(api, first["id"])
+    assert (body["status"], body["state"]["no"]) == ("completed", {"path": "rejected"})
+    assert "yes" not in body["state"]
+    assert execution(api, second["id"])["status"] == "cancelled"
+
+
+def test_cancel_stops_a_paused_execution(api, drain):
+    workflow = create(api, {"start": "ok", "nodes": [node("ok", "approval")]})
+    started = start(api, workflow)
+    drain()
+    assert api("POST", f"/executions/{started['id']}/cancel").json["status"] == "cancelled"
+    assert api("GET", f"/executions/{started['id']}/approvals").json == []
+    assert api("POST", f"/executions/{started['id']}/cancel").status_code == 409
+    assert api("POST", f"/executions/{started['id']}/resume").status_code == 409
+
+
+def test_transient_fhir_failure_is_retried(api, drain, fhir):
+    workflow = create(api, {"start": "analyze", "nodes": [
+        node("analyze", "analyze_session", "sync"), node("sync", "ehr_sync")]},
+        fhir_base_url=fhir.base_url)
+    fhir.fail_next(2, status=503)
+    started = start(api, workflow, {"transcript": TRANSCRIPT})
+    drain()
+    body = execution(api, started["id"])
+    assert body["status"] == "completed"
+    assert events(body)[2:] == [("sync", "start"), ("sync", "error"), ("sync", "start"),
+                                ("sync", "error"), ("sync", "start"), ("sync", "complete")]
+    sync = api("GET", f"/executions/{started['id']}/sync-status").json
+    assert (sync["status"], sync["attempts"]) == ("synced", 3)
+
+
+def test_retry_reruns_only_the_failed_node_and_creates_nothing_twice(api, drain, fhir,
+                                                                     fast_app):
+    workflow = create(api, {"start": "analyze", "nodes": [
+        node("analyze", "analyze_session", "sync"), node("sync", "ehr_sync")]},
+        fhir_base_url=fhir.base_url)
+    fhir.fail_next(4, status=503)  # more than the step's attempts
+    started = start(api, workflow, {"transcript": TRANSCRIPT})
+    drain()
+    body = execution(api, started["id"])
+    assert body["status"] == "failed" and "503" in body["error"]
+    assert api("GET", f"/executions/{started['id']}/sync-status").json["status"] == "failed"
+
+    assert api("POST", f"/executions/{started['id']}/retry").status_code == 202
+    assert api("POST", f"/executions/{started['id']}/retry").status_code == 409
+    drain()
+    body = execution(api, started["id"])
+    assert body["status"] == "completed"
+    assert [e for e in events(body) if e[0] == "analyze"] == [("analyze", "start"),
+                                                              ("analyze", "complete")]
+    assert SessionAnalysis.select().count() == 1
+    # A second sync of the same execution finds every resource already there.
+    Bundle.model_validate(fhir.bundles[0])
+    created = sum(fhir.created.values())
+    api("POST", f"/executions/{started['id']}/retry")  # completed: refused
+    assert sum(fhir.created.values()) == created == len(fhir.bundles[0]["entry"])
+
+
+def test_sync_without_a_fhir_server_is_not_configured_and_goes_on(api, drain):
+    workflow = create(api, {"start": "analyze", "nodes": [
+        node("analyze", "analyze_session", "sync"), node("sync", "ehr_sync", "done"),
+        node("done", "end")]})
+    started = start(api, workflow, {"transcript": TRANSCRIPT})
+    drain()
+    assert execution(api, started["id"])["status"] == "completed"
+    assert api("GET", f"/executions/{started['id']}/sync-status").json["status"] == \
+        "not_configured"
+
+
+def test_organization_fhir_setting_is_used(api, drain, fhir, org):
+    from models.organizations import Organization
+
+    Organization.update(settings={"ehr": {"fhir_base_url": fhir.base_url}}).where(
+        Organization.id == org.id).execute()
+    workflow = create(api, {"start": "analyze", "nodes": [
+        node("analyze", "analyze_session", "sync"), node("sync", "ehr_sync")]})
+    started = start(api, workflow, {"transcript": TRANSCRIPT})
+    drain()
+    assert api("GET", f"/executions/{started['id']}/sync-status").json["status"] == "synced"
+    assert len(fhir.bundles) == 1
+
+
+def test_webhook_node_sends_a_signed_event_once(make_app, org, make_token):
+    from jobs.worker import run_worker
+    from services.outbound.endpoints import ensure_endpoint
+    from tests.fakes.webhook_receiver import WebhookReceiver
+
+    app = make_app(ALLOW_PRIVATE_WEBHOOK_URLS=True, JOB_RETRY_INTERVALS_S=[0, 0, 0])
+    client, headers = app.test_client(), bearer(make_token(org, "admin"))
+    definition = {"start": "tag", "nodes": [
+        node("tag", "set", "hook", values={"level": "high"}),
+        node("hook", "webhook", event="workflow.high_risk", fields={"risk": "tag.level"})]}
+    with WebhookReceiver() as receiver:
+        with app.app_context():
+            receiver.secrets = [ensure_endpoint(org.id, receiver.url).secret]
+        workflow = client.post(BASE, json={"name": "Hook", "definition": definition},
+                               headers=headers).json
+        started = client.post(f"{BASE}/{workflow['id']}/executions", json={"input": {}},
+                              headers=headers).json
+        run_worker(app, burst=True)
+        with app.app_context():
+            from jobs.queue import push
+
+            push(JobRecord.get_by_id(f"wf-{started['id']}-hook-1"))  # delivered twice
+        run_worker(app, burst=True)
+        body = client.get(f"{BASE}/executions/{started['id']}", headers=headers).json
+        assert body["status"] == "completed"
+        assert len(receiver.requests) == 1
+        sent = receiver.requests[0]
+        assert sent.service_signature_ok and sent.standard_signature_ok
+        payload = json.loads(sent.body)
+        assert payload["event"] == "workflow.high_risk"
+        assert (payload["risk"], payload["execution_id"]) == ("high", started["id"])
+
+
+def test_webhook_node_without_an_endpoint_sends_nothing_and_goes_on(api, drain):
+    workflow = create(api, {"start": "hook", "nodes": [
+        node("hook", "webhook", event="workflow.done")]})
+    started = start(api, workflow)
+    drain()
+    body = execution(api, started["id"])
+    assert (body["status"], body["state"]["hook"]) == ("completed", {"status": "no_endpoint"})
+
+
+# Queue ---------------------------------------------------------------------------------------
+
+def test_queue_stats_count_jobs_per_registry(api, drain):
+    workflow = create(api, SIMPLE)
+    start(api, workflow)
+    before = api("GET", "/queue/stats").json
+    row = next(q for q in before["queues"] if q["name"] == "workflows")
+    assert row["queued"] == 1
+    assert set(row) == {"name", "queued", "started", "finished", "failed", "deferred",
+                        "scheduled", "canceled"}
+    drain()
+    after = api("GET", "/queue/stats").json
+    row = next(q for q in after["queues"] if q["name"] == "workflows")
+    assert (row["queued"], row["finished"]) == (0, 4)
+    assert set(after["workers"]) == {"total", "busy", "idle"}
+
+
+def test_ready_workflows_are_seeded_once(api, fast_app, org):
+    from services.workflows.ready import seed_ready_workflows
+
+    with fast_app.app_context():
+        seed_ready_workflows(org.id)
+        seed_ready_workflows(org.id)
+    names = sorted(w["name"] for w in api("GET", "").json)
+    assert names == ["Intake triage", "Post-visit documentation"]

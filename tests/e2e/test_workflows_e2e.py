@@ -1,0 +1,129 @@
+"""Agent workflows against the real gunicorn + worker processes and a FHIR server on
+127.0.0.1: a run through an approval, two resumes at once, a worker SIGKILLed mid-step."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+
+import pytest
+from fhir.resources.R4B.bundle import Bundle
+
+from tests.e2e.service import Client, Service
+from tests.fakes.fhir_server import FakeFhirServer
+
+BASE = "/api/agent-workflows"
+TRANSCRIPT = ("Clinician: How has your mood been?\n"
+              "Patient: A bit better. My PHQ-9 was 11 and the GAD-7 was 6.\n"
+              "Clinician: Let us schedule a follow-up in two weeks.")
+DONE = ("completed", "failed", "cancelled")
+
+
+def node(id_, type_, next_=None, **config):
+    return {"id": id_, "type": type_, "config": config, "next": next_}
+
+
+@pytest.fixture(scope="module")
+def fhir() -> Iterator[FakeFhirServer]:
+    with FakeFhirServer() as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def service(tmp_path_factory: pytest.TempPathFactory, fhir) -> Iterator[Service]:
+    # Queues of its own: on PostgreSQL every e2e service shares one Redis database, and another
+    # service's worker must not take these jobs to its own database.
+    running = Service(tmp_path_factory.mktemp("e2e-workflows"),
+                      extra_env={"QUEUE_PREFIX": "e2e-workflows-"}).start()
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+def _workflow(clinic: Client, fhir: FakeFhirServer, definition: dict) -> dict:
+    response = clinic.call("POST", BASE, {"name": "Post-visit", "definition": definition,
+                                          "fhir_base_url": fhir.base_url})
+    assert response.status_code == 201, response.text
+    return response.json()
+
+
+def _start(clinic: Client, workflow: dict, payload: dict) -> str:
+    response = clinic.call("POST", f"{BASE}/{workflow['id']}/executions", {"input": payload})
+    assert response.status_code == 202, response.text
+    return response.json()["id"]
+
+
+POST_VISIT = {"start": "analyze", "nodes": [
+    node("analyze", "analyze_session", "review"),
+    node("review", "approval", "sync", title="Sign the note"),
+    node("sync", "ehr_sync", "done"),
+    node("done", "end")]}
+
+
+def _approve(clinic: Client, execution_id: str) -> None:
+    path = f"{BASE}/executions/{execution_id}"
+    clinic.wait_for(path, lambda b: b["status"] == "paused")
+    approval = clinic.call("GET", f"{path}/approvals").json()[0]
+    decided = clinic.call("POST", f"{path}/approvals/{approval['id']}",
+                          {"decision": "approve", "comment": "Signed"})
+    assert decided.status_code == 200, decided.text
+
+
+def test_workflow_runs_from_create_to_completed_through_an_approval(clinic, fhir):
+    workflow = _workflow(clinic, fhir, POST_VISIT)
+    execution_id = _start(clinic, workflow, {"transcript": TRANSCRIPT, "patient_id": "pat-9"})
+    _approve(clinic, execution_id)
+    assert clinic.call("POST", f"{BASE}/executions/{execution_id}/resume").status_code == 202
+    body = clinic.wait_for(f"{BASE}/executions/{execution_id}", lambda b: b["status"] in DONE)
+    assert body["status"] == "completed", body["error"]
+    assert [e["event"] for e in body["execution_trace"] if e["node_id"] == "review"] == [
+        "start", "paused", "resumed", "complete"]
+    sync = clinic.call("GET", f"{BASE}/executions/{execution_id}/sync-status").json()
+    assert sync["status"] == "synced"
+    sent = next(b for b in fhir.bundles
+                if any(execution_id in e["resource"]["identifier"][0]["value"]
+                       for e in b["entry"]))
+    Bundle.model_validate(sent)
+
+
+def test_two_resumes_at_once_let_exactly_one_through(clinic, fhir):
+    workflow = _workflow(clinic, fhir, {"start": "review", "nodes": [
+        node("review", "approval", "done"), node("done", "end")]})
+    execution_id = _start(clinic, workflow, {})
+    _approve(clinic, execution_id)
+    barrier = threading.Barrier(2)
+    codes: list[int] = []
+
+    def resume() -> None:
+        other = Client(clinic.base, None)
+        other.http.headers.update(clinic.http.headers)
+        barrier.wait()
+        codes.append(other.call("POST", f"{BASE}/executions/{execution_id}/resume").status_code)
+
+    threads = [threading.Thread(target=resume) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(codes) == [202, 409]
+    body = clinic.wait_for(f"{BASE}/executions/{execution_id}", lambda b: b["status"] in DONE)
+    assert body["status"] == "completed"
+    assert [e["event"] for e in body["execution_trace"]].count("resumed") == 1
+
+
+def test_worker_killed_mid_step_then_the_execution_completes_once(clinic, fhir, service):
+    workflow = _workflow(clinic, fhir, {"start": "analyze", "nodes": [
+        node("analyze", "analyze_session", "sync"), node("sync", "ehr_sync")]})
+    fhir.delay_next(120)  # the sync hangs until the worker is killed
+    seen = len(fhir.requests)
+    execution_id = _start(clinic, workflow, {"transcript": TRANSCRIPT})
+    fhir.wait_for_requests(seen + 1, timeout_s=60)
+    service.kill_workers()
+    service.start_worker()
+    body = clinic.wait_for(f"{BASE}/executions/{execution_id}", lambda b: b["status"] in DONE,
+                           timeout_s=90)
+    assert body["status"] == "completed", body["error"]
+    sync_events = [e["event"] for e in body["execution_trace"] if e["node_id"] == "sync"]
+    assert sync_events.count("complete") == 1
+    assert sync_events == ["start", "start", "complete"]

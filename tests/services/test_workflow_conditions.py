@@ -1,0 +1,40 @@
+"""The condition node's declarative predicates."""
+
+import pytest
+
+from services.workflows.conditions import evaluate, predicate_problems
+
+STATE = {"input": {"score": 14, "tags": ["sleep", "mood"]},
+         "analyze": {"riskAssessment": {"level": "high"}, "aiTasks": [{"id": 1}]}}
+
+
+@pytest.mark.parametrize(("predicate", "expected"), [
+    ({"path": "input.score", "operator": "gte", "value": 10}, True),
+    ({"path": "input.score", "operator": "lt", "value": 10}, False),
+    ({"path": "analyze.riskAssessment.level", "operator": "in", "value": ["high", "imminent"]},
+     True),
+    ({"path": "input.tags", "operator": "contains", "value": "sleep"}, True),
+    ({"path": "analyze.aiTasks.0.id", "operator": "eq", "value": 1}, True),
+    ({"path": "input.missing", "operator": "exists"}, False),
+    ({"path": "input.missing", "operator": "ne", "value": 3}, True),
+    ({"path": "analyze.riskAssessment.level", "operator": "gt", "value": 3}, False),
+    ({"all": [{"path": "input.score", "operator": "gt", "value": 1},
+              {"not": {"path": "input.score", "operator": "eq", "value": 2}}]}, True),
+    ({"any": [{"path": "input.score", "operator": "eq", "value": 1},
+              {"path": "input.score", "operator": "eq", "value": 2}]}, False),
+])
+def test_predicate_evaluates_on_the_state(predicate, expected):
+    assert predicate_problems(predicate) == []
+    assert evaluate(predicate, STATE) is expected
+
+
+@pytest.mark.parametrize("predicate", [
+    "input.score > 3",
+    {"path": "input.score", "operator": "__import__", "value": "os"},
+    {"path": "input.score", "operator": "in", "value": "abc"},
+    {"path": "", "operator": "eq", "value": 1},
+    {"path": "input.score", "operator": "eq"},
+    {"all": []},
+])
+def test_malformed_predicate_is_refused(predicate):
+    assert predicate_problems(predicate)
