@@ -9,16 +9,22 @@ from __future__ import annotations
 
 import re
 import secrets
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 import pytest
+import requests
 
 from tests.e2e.service import PLATFORM_TOKEN, Client, Service
 from tests.fakes.stripe_server import API_KEY, FakeStripe
+from tests.fakes.voice_platform import LINE_NUMBER, Call, body_of, sign
 
 PARAM = re.compile(r"{(\w+)}")
 SESSION = {"patient_id": "pat-iso", "provider_id": "prov-iso",
            "session_date": "2026-11-20T15:00:00Z"}
+VOICE_SECRET = "isolation-probe-voice-secret"
+PAUSING_WORKFLOW = {"start": "review", "nodes": [
+    {"id": "review", "type": "approval", "config": {"title": "Sign"}, "next": "done"},
+    {"id": "done", "type": "end", "config": {}, "next": None}]}
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +37,9 @@ def stripe_server() -> Iterator[FakeStripe]:
 @pytest.fixture(scope="module")
 def service(tmp_path_factory, stripe_server) -> Iterator[Service]:
     running = Service(tmp_path_factory.mktemp("isolation-e2e"), extra_env={
-        "STRIPE_API_KEY": API_KEY, "STRIPE_API_BASE": stripe_server.base_url}).start()
+        "STRIPE_API_KEY": API_KEY, "STRIPE_API_BASE": stripe_server.base_url,
+        "VOICE_WEBHOOK_SECRET": VOICE_SECRET, "ALLOW_PRIVATE_WEBHOOK_URLS": "true",
+        "QUEUE_PREFIX": "e2e-isolation-"}).start()
     try:
         yield running
     finally:
@@ -54,13 +62,39 @@ def _seed(owner: Client, platform: Client, owner_org: str) -> dict[str, str]:
         "processor": "stripe", "payment_method": "pm_card_iso"}))
     ids["job_id"] = _created(platform.call("POST", "/api/organizations/provision", {
         "name": "Isolation Probe Clinic", "admin_email": "probe@clinic.example"}), "job_id")
-    for name, seeder in EXTRA_SEEDERS.items():
-        ids.update(seeder(owner, ids))
+    ids.update(_seed_workflows(owner))
+    ids.update(_seed_voice(owner))
     return ids
 
 
-# Domains that add path parameters register a seeder: name -> (owner, ids so far) -> new ids.
-EXTRA_SEEDERS: dict[str, Callable[[Client, dict[str, str]], dict[str, str]]] = {}
+def _seed_workflows(owner: Client) -> dict[str, str]:
+    workflow = _created(owner.call("POST", "/api/agent-workflows",
+                                   {"name": "Probe", "definition": PAUSING_WORKFLOW}))
+    execution = _created(owner.call("POST", f"/api/agent-workflows/{workflow}/executions",
+                                    {"input": {"transcript": "Patient: fine."}}))
+    path = f"/api/agent-workflows/executions/{execution}"
+    owner.wait_for(path, lambda body: body["status"] == "paused")
+    approval = owner.call("GET", f"{path}/approvals").json()[0]["id"]
+    return {"workflow_id": workflow, "execution_id": execution, "approval_id": approval}
+
+
+def _seed_voice(owner: Client) -> dict[str, str]:
+    # A clinic endpoint that is never up: the delivery exists and waits for its retry.
+    deployment = _created(owner.call("POST", "/api/voice/deployments", {
+        "name": "Probe line", "phone_number": LINE_NUMBER,
+        "webhook_url": "http://127.0.0.1:9/never"}))
+    call = Call("call-isolation-probe")
+    for message in (call.status("in-progress", 0), call.said("user", "Hello.", 1),
+                    call.report(2, 60)):
+        body = body_of(message)
+        answer = requests.post(f"{owner.base}/api/voice/webhook", data=body, timeout=10,
+                               headers={"Content-Type": "application/json",
+                                        "service-voice-signature": sign(VOICE_SECRET, body)})
+        assert answer.status_code == 200, answer.text
+    state = owner.call("GET", "/api/voice/webhook/call/call-isolation-probe").json()
+    deliveries = owner.call("GET", f"/api/voice/deployments/{deployment}/deliveries").json()
+    return {"deployment_id": deployment, "call_id": "call-isolation-probe",
+            "summary_id": state["summary_id"], "delivery_id": deliveries[0]["id"]}
 
 
 def _example(schema: dict, spec: dict, ids: dict[str, str], name: str = "") -> object:

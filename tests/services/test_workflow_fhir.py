@@ -1,8 +1,8 @@
 """The FHIR R4 transaction Bundle built from an execution's analysis."""
 
 from fhir.resources.R4B.bundle import Bundle
-from services.rules_analyzer import analyze_transcript
 
+from services.analysis.rules import analyze_transcript
 from services.workflows.fhir import build_bundle, screener_totals
 
 TRANSCRIPT = ("Clinician: How has the week been?\n"
