@@ -649,9 +649,12 @@ VARIED_NON_SIGNALS = [
 KNOWN_MISSES = [
     "Patient: Lately I've been wondering if it's even worth it to keep going.",
     "Patient: I'm going to jump. I mean it this time.",
-    "Patient: I could kill my ex for what he did, I've thought about how I'd do it.",
     "Patient: I wrote a note for my mom explaining everything.",
     "Patient: I've been counting how many sleeping pills I have left.",
+]
+# Misses of the phrase patterns that the concept reading now catches.
+FORMER_MISSES = [
+    "Patient: I could kill my ex for what he did, I've thought about how I'd do it.",
     "Patient: I'm going to do it this weekend, I've decided.",
 ]
 
@@ -664,6 +667,11 @@ def test_varied_crisis_phrasings_are_caught(text):
 @pytest.mark.parametrize("text", VARIED_NON_SIGNALS)
 def test_varied_non_crisis_phrasings_stay_quiet(text):
     assert detect_crisis(text).signals == ()
+
+
+@pytest.mark.parametrize("text", FORMER_MISSES)
+def test_former_false_negatives_are_caught(text):
+    assert detect_crisis(text).level in ("high", "imminent")
 
 
 @pytest.mark.xfail(strict=True, reason="known false negative: needs context or wording the "

@@ -48,7 +48,14 @@ _CUT_OBJECTS = frozenset({"back", "ties", "off", "down", "out", "the", "a", "an"
                           "her", "them", "in", "up", "class", "corner", "hair", "onion", "cost",
                           "carb", "sugar", "hour", "line", "deal", "loose", "short", "through",
                           "open", "my finger", "people", "contact"})
-_IDIOM_AFTER_DEATH = frozenset({"of", "from", "to", "laughing", "tired", "end", "line", "for"})
+_IDIOM_AFTER_DEATH = frozenset({"of", "from", "to", "laughing", "tired", "end", "line", "for",
+                                "than", "serious", "late", "early", "in", "on", "at", "haha"})
+# "killing myself at the gym", "ending it with Tom": the act is about something else.
+_IDIOM_AFTER_ACT = frozenset({"at", "for", "over", "trying", "working", "studying", "laughing",
+                              "with", "to"})
+_TOPIC_WORDS = frozenset({"suicid", "suicidal"})
+_BODY_PARTS = frozenset({"arm", "arms", "wrist", "wrists", "thigh", "thighs", "leg", "legs",
+                         "skin", "stomach", "body", "chest", "hip", "hips"})
 
 
 def _stem(word: str) -> str:
@@ -192,7 +199,7 @@ def read_turn(text: str) -> list[_Sentence]:
 # Concepts whose phrases carry their own negation ("not wake up", "do not care"): a negation
 # word inside them is part of the meaning, not a modifier.
 _MODIFIER_CONCEPTS = frozenset({"negation", "negation_exception", "hypothetical", "others",
-                                "academic", "historical", "resolved", "recent"})
+                                "academic", "historical", "resolved", "recent", "accident"})
 
 
 def _clause_bounds(sentence: _Sentence, position: int) -> tuple[int, int]:
@@ -236,16 +243,16 @@ def _about_someone_else(sentence: _Sentence, mention: Mention) -> bool:
     last: str | None = None
     for index in range(sentence.offset, mention.start):
         word = sentence.words[index - sentence.offset]
-        if word in _FIRST_PERSON:
-            last = "self"
-        elif word in _THIRD_PERSON and not _covered(sentence, index):
-            last = "other"
-        elif any(m.concept == "others" and m.start == index for m in sentence.mentions):
+        if any(m.concept == "others" and m.start == index for m in sentence.mentions):
             # "a bottle of my mom's xanax" names an owner, not who is speaking.
             previous = sentence.words[index - sentence.offset - 1] if index > sentence.offset \
                 else ""
             if previous != "of":
                 last = "other"
+        elif word in _FIRST_PERSON:
+            last = "self"
+        elif word in _THIRD_PERSON and not _covered(sentence, index):
+            last = "other"
     after = sentence.words[mention.end - sentence.offset:mention.end - sentence.offset + 3]
     if any(word in _REFLEXIVE_OTHER for word in after):
         return True
@@ -323,8 +330,10 @@ def _cut_is_self_harm(sentence: _Sentence, mention: Mention) -> bool:
     if sentence.stems[mention.start - sentence.offset] != "cut":
         return False
     following = sentence.words[mention.end - sentence.offset:mention.end - sentence.offset + 2]
-    if following and (following[0] in _CUT_OBJECTS or " ".join(following) in _CUT_OBJECTS):
-        return following[0] in ("my", "on") or False
+    if following and following[0] in ("my", "on"):
+        return len(following) > 1 and following[1] in _BODY_PARTS
+    if following and following[0] in _CUT_OBJECTS:
+        return False
     return any(word in _FIRST_PERSON for word in sentence.words)
 
 
@@ -363,14 +372,18 @@ def find_in(sentences: list[_Sentence], quote_words: int, earlier_context: bool 
             findings.append(ConceptFinding(kind, imminent, _quote(sentence, mention, quote_words),
                                            cue))
 
-        for mention in concepts:
+        # A bare topic ("The self-harm stuff?") discloses nothing without "I" or a time.
+        accidental = _has(sentence, "accident") or not (
+            set(sentence.words) & _FIRST_PERSON or _has(sentence, "recent"))
+        for mention in () if accidental else concepts:
             if mention.concept == "self_harm_act" or (
                 mention.concept == "self_harm_cue" and _cut_is_self_harm(sentence, mention)
             ):
                 add("self_harm", mention)
                 break
         for mention in concepts:
-            if mention.concept == "death_wish" or (
+            idiom = set(sentence.words[mention.end - sentence.offset:][:1]) & _IDIOM_AFTER_DEATH
+            if (mention.concept == "death_wish" and not idiom) or (
                 mention.concept == "death_weak" and _death_is_wished(sentence, mention, concepts)
             ):
                 add("wish_to_be_dead", mention)
@@ -382,8 +395,15 @@ def find_in(sentences: list[_Sentence], quote_words: int, earlier_context: bool 
             "time", "preparation"
         }:
             act = first["self_kill_weak"]
-        if act is not None and sentence.words[act.end - sentence.offset:][:1] == ["with"]:
-            act = None  # "end it with Tom"
+        if act is not None and set(sentence.words[act.end - sentence.offset:][:1]) & \
+                _IDIOM_AFTER_ACT:
+            act = None  # "end it with Tom", "killing myself at the gym"
+        if act is not None and act.end - act.start == 1 and \
+                sentence.stems[act.start - sentence.offset] in _TOPIC_WORDS and not (
+                    window & {"thought", "desire", "intent", "plan"}
+                    or sentence.words[act.start - sentence.offset - 1:act.start - sentence.offset]
+                    in (["am"], ["feel"], ["feeling"], ["be"])):
+            act = None  # "suicide runs in my family", "what suicide means"
         if act is None and "act_pronoun" in own and (
             context or window & _SUICIDAL or "commitment" in window
             or ("intent" in own and timed)
@@ -416,9 +436,10 @@ def find_in(sentences: list[_Sentence], quote_words: int, earlier_context: bool 
             add("means_access", means)
             context = True
         plan = first.get("plan")
-        if plan is not None and (
+        if plan is not None and len(sentence.words) > 1 and (
             window & {"self_kill", "self_kill_weak", "method", "method_weak", "means",
-                      "act_pronoun", "time", "preparation"}
+                      "act_pronoun", "preparation"}
+            or (context and "time" in window)
             or plan.end - plan.start >= _LONG_PLAN_TOKENS
         ):
             add("plan", plan, imminent=timed or bool(window & _MEANS_OR_METHOD))
