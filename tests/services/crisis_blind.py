@@ -74,7 +74,9 @@ def measure(statements: list[dict], levels: list[str]) -> BlindFigures:
         escalate=sum(1 for s, _ in pairs if s["escalate"]),
         caught=sum(1 for s, level in pairs if s["escalate"] and level in ESCALATED_LEVELS),
         no_escalate=sum(1 for s, _ in pairs if not s["escalate"]),
-        false_alarms=sum(1 for s, level in pairs if not s["escalate"] and level in ESCALATED_LEVELS),
+        false_alarms=sum(
+            1 for s, level in pairs if not s["escalate"] and level in ESCALATED_LEVELS
+        ),
         imminent_expected=sum(1 for s, _ in pairs if s["expected_band"] == "imminent"),
         imminent_caught=sum(
             1 for s, level in pairs if s["expected_band"] == "imminent" and level == "imminent"

@@ -78,7 +78,8 @@ _IRREGULAR = {"dying": "die", "died": "die", "dies": "die", "dead": "dead", "lyi
               "bought": "buy", "kept": "keep", "wrote": "write", "written": "write", "hung": "hang",
               "has": "have", "had": "have", "is": "be", "was": "be", "were": "be", "am": "be",
               "are": "be", "been": "be", "being": "be", "cuts": "cut", "cutting": "cut",
-              "goodbyes": "goodbye", "this": "this", "its": "its", "lives": "life", "living": "live"}
+              "goodbyes": "goodbye", "this": "this", "its": "its", "lives": "life",
+              "living": "live"}
 
 
 def _load() -> dict:
