@@ -94,9 +94,14 @@ def assess_turns(turns: list[Turn]) -> CrisisAssessment:
             # "I wanted to die after my divorce, but that's long passed": history, not risk.
             phrase_turns.append(Turn(turn.role, ""))
             continue
-        phrase_turns.append(turn)
         findings = concepts.find_in(sentences, MAX_QUOTE_WORDS,
                                     earlier_context=index - last_context <= CONTEXT_TURNS)
+        if not any(f.kind != concepts.REVIEW for f in findings) and concepts.qualified(sentences):
+            # The concept reading judged the topic not asserted ("a book about self-harm for my
+            # class"): the phrase patterns, which cannot see that, do not overrule it.
+            phrase_turns.append(Turn(turn.role, ""))
+        else:
+            phrase_turns.append(turn)
         for finding in findings:
             if finding.kind == concepts.REVIEW:
                 review.setdefault(finding.cue, CrisisSignal(

@@ -76,10 +76,12 @@ def _stem(word: str) -> str:
 _IRREGULAR = {"dying": "die", "died": "die", "dies": "die", "dead": "dead", "lying": "lie",
               "took": "take", "taken": "take", "gave": "give", "given": "give", "thought": "think",
               "bought": "buy", "kept": "keep", "wrote": "write", "written": "write", "hung": "hang",
-              "has": "have", "had": "have", "is": "be", "was": "be", "were": "be", "am": "be",
+              "has": "have", "had": "have", "is": "be", "was": "was", "were": "was", "am": "be",
               "are": "be", "been": "be", "being": "be", "cuts": "cut", "cutting": "cut",
               "goodbyes": "goodbye", "this": "this", "its": "its", "lives": "life",
-              "living": "live"}
+              "living": "live", "note": "note", "notes": "note", "noted": "note",
+              "finals": "finals", "training": "training", "trained": "trained",
+              "exhausted": "exhausted", "exhausting": "exhausted"}
 
 
 def _load() -> dict:
@@ -128,9 +130,15 @@ for _word in sorted(_LONG_WORDS):
         _FUZZY.setdefault(_variant, _word)
 
 
+# Ordinary words one edit away from a lexicon word ("though" / "thought").
+_COMMON = frozenset({"though", "through", "should", "would", "could", "people", "little",
+                     "things", "thinks", "lovely", "killer", "pretty", "planet", "plants",
+                     "bridges", "tablet", "dying", "trains", "noises", "notice", "nights"})
+
+
 def _correct(word: str) -> str:
     """A lexicon word one edit away from an unknown long word ("sucide" → "suicide")."""
-    if len(word) < MIN_FUZZY_LENGTH or _stem(word) in _VOCABULARY:
+    if len(word) < MIN_FUZZY_LENGTH or word in _COMMON or _stem(word) in _VOCABULARY:
         return word
     for variant in _deletes(word):
         match = _FUZZY.get(variant)
@@ -200,7 +208,8 @@ def read_turn(text: str) -> list[_Sentence]:
 # Concepts whose phrases carry their own negation ("not wake up", "do not care"): a negation
 # word inside them is part of the meaning, not a modifier.
 _MODIFIER_CONCEPTS = frozenset({"negation", "negation_exception", "hypothetical", "others",
-                                "academic", "historical", "resolved", "recent", "accident"})
+                                "academic", "historical", "resolved", "recent", "accident",
+                                "idiom"})
 
 
 def _clause_bounds(sentence: _Sentence, position: int) -> tuple[int, int]:
@@ -270,6 +279,15 @@ def _hypothetical(sentence: _Sentence, mention: Mention) -> bool:
                for m in sentence.mentions)
 
 
+_QUALIFIERS = frozenset({"academic"})
+
+
+def qualified(sentences: list[_Sentence]) -> bool:
+    """Whether a turn carries a ConText modifier (negated, hypothetical, someone else's,
+    academic, historical, accidental, idiomatic) that can make a topic word not a disclosure."""
+    return any(m.concept in _QUALIFIERS for s in sentences for m in s.mentions)
+
+
 def turn_is_resolved(sentences: list[_Sentence]) -> bool:
     """A turn that says the risk is over ("that's long passed and I'm hopeful now") and does
     not bring it back ("again", "still", "lately")."""
@@ -283,22 +301,42 @@ def turn_is_resolved(sentences: list[_Sentence]) -> bool:
     )
 
 
+# Means are often someone else's ("my dad's pistol"): access is what counts. Review cues are
+# kept whoever else the sentence names ("told my friend bye"): a clinician follows them up.
+_OWNERLESS = frozenset({"means", "possession", "purpose", "burden", "farewell", "hopeless"})
+_SPEAKER = frozenset({"i", "me", "my", "mine"})
+
+
+def _speaker_inside(sentence: _Sentence, mention: Mention) -> bool:
+    """"after I'm gone", "meant to me": the phrase names the patient whoever else is named."""
+    words = sentence.words[mention.start - sentence.offset:mention.end - sentence.offset]
+    return bool(_SPEAKER.intersection(words))
+
+
 def asserted_concepts(sentences: list[_Sentence]) -> list[list[Mention]]:
     """Per sentence, the concept mentions asserted as the patient's own, present experience."""
     resolved = turn_is_resolved(sentences)
     result: list[list[Mention]] = []
     for sentence in sentences:
-        if resolved or _has(sentence, "academic"):
+        # "my thesis on suicide" is study; "I will kill myself after my exams" is not.
+        studying = _has(sentence, "academic") and not (
+            (_has(sentence, "intent") or _has(sentence, "commitment"))
+            and (_has(sentence, "self_kill") or _has(sentence, "death_wish")))
+        if resolved or studying:
             result.append([])
             continue
         historical = _has(sentence, "historical") and not _has(sentence, "recent")
+        # "I'm hanging in there", "killing time": words inside an idiom mean something else.
+        idioms = [(m.start, m.end) for m in sentence.mentions if m.concept == "idiom"]
         kept = [
             m for m in sentence.mentions
             if m.concept not in _MODIFIER_CONCEPTS
             and not historical
+            and not any(m.start < end and start < m.end for start, end in idioms)
             and not _negated(sentence, m)
             and not _hypothetical(sentence, m)
-            and not _about_someone_else(sentence, m)
+            and (m.concept in _OWNERLESS or _speaker_inside(sentence, m)
+                 or not _about_someone_else(sentence, m))
         ]
         result.append(kept)
     return result
@@ -339,6 +377,8 @@ def _cut_is_self_harm(sentence: _Sentence, mention: Mention) -> bool:
 
 
 def _death_is_wished(sentence: _Sentence, mention: Mention, concepts: list[Mention]) -> bool:
+    if any(m.concept == "burden" and m.start <= mention.start < m.end for m in concepts):
+        return False  # "I'm dead weight" is burden, a review cue
     after = sentence.words[mention.end - sentence.offset:mention.end - sentence.offset + 1]
     if after and after[0] in _IDIOM_AFTER_DEATH:
         return False
@@ -410,6 +450,9 @@ def find_in(sentences: list[_Sentence], quote_words: int, earlier_context: bool 
             or ("intent" in own and timed)
         ):
             act = first["act_pronoun"]
+        if act is None and "past_act" in own and own & {"method", "method_weak"}:
+            # "I swallowed a bottle of my antidepressants": the act named by its means.
+            act = first["past_act"]
         if act is not None:
             context = True
             if "past_act" in own:
@@ -431,12 +474,18 @@ def find_in(sentences: list[_Sentence], quote_words: int, earlier_context: bool 
         elif "method_weak" in own and (context or window & {"self_kill", "death_wish", "plan"}):
             add("method", first["method_weak"])
         means = first.get("means")
+        if method is None and means is not None and "purpose" in own and window & {
+                "thought", "desire", "intent", "plan"}:
+            add("method", means)  # "using my dad's gun on myself"
+            context = True
         if means is not None and "possession" in window and (
             window & {"purpose", "self_kill", "self_kill_weak", "death_wish"}
         ):
-            add("means_access", means)
+            add("means_access", means,
+                imminent=bool(window & {"time", "commitment", "plan", "preparation"}))
             context = True
-        plan = first.get("plan")
+        plans = [m for m in concepts if m.concept == "plan"]
+        plan = max(plans, key=lambda m: m.end - m.start) if plans else None
         if plan is not None and len(sentence.words) > 1 and (
             window & {"self_kill", "self_kill_weak", "method", "method_weak", "means",
                       "act_pronoun", "preparation"}
