@@ -21,6 +21,7 @@ commitment, a time or earlier suicidal talk.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass
@@ -58,6 +59,7 @@ _BODY_PARTS = frozenset({"arm", "arms", "wrist", "wrists", "thigh", "thighs", "l
                          "skin", "stomach", "body", "chest", "hip", "hips"})
 
 
+@functools.lru_cache(maxsize=20_000)
 def _stem(word: str) -> str:
     """A light suffix stripper, applied alike to lexicon and text ("pills" → "pill")."""
     word = word.replace("'", "")
@@ -106,13 +108,17 @@ _CONCEPTS: dict[str, tuple[tuple[str, ...], ...]] = {
     name: tuple(stems for stems in (_phrase_stems(p) for p in phrases) if stems)
     for name, phrases in _LEXICON["concepts"].items()
 }
-# First stem → (phrase stems, concept), longest phrases first so they win.
-_INDEX: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+# First stem → [(phrase length, {phrase stems: concepts})], longest first so they win: one
+# slice and one dict lookup per length at each token, however many phrases share the stem.
+_INDEX: dict[str, list[tuple[int, dict[tuple[str, ...], list[str]]]]] = {}
+_by_length: dict[str, dict[int, dict[tuple[str, ...], list[str]]]] = {}
 for _name, _phrases in _CONCEPTS.items():
     for _stems in _phrases:
-        _INDEX.setdefault(_stems[0], []).append((_stems, _name))
-for _entries in _INDEX.values():
-    _entries.sort(key=lambda entry: -len(entry[0]))
+        concepts_of = _by_length.setdefault(_stems[0], {}).setdefault(len(_stems), {})
+        if _name not in concepts_of.setdefault(_stems, []):
+            concepts_of[_stems].append(_name)
+for _first, _lengths in _by_length.items():
+    _INDEX[_first] = sorted(_lengths.items(), key=lambda entry: -entry[0])
 _VOCABULARY = frozenset(stem for phrases in _CONCEPTS.values() for p in phrases for stem in p)
 _LONG_WORDS = frozenset(
     word for phrases in _LEXICON["concepts"].values() for phrase in phrases
@@ -136,6 +142,7 @@ _COMMON = frozenset({"though", "through", "should", "would", "could", "people", 
                      "bridges", "tablet", "dying", "trains", "noises", "notice", "nights"})
 
 
+@functools.lru_cache(maxsize=20_000)
 def _correct(word: str) -> str:
     """A lexicon word one edit away from an unknown long word ("sucide" → "suicide")."""
     if len(word) < MIN_FUZZY_LENGTH or word in _COMMON or _stem(word) in _VOCABULARY:
@@ -177,13 +184,16 @@ def _match(stems: list[str], offset: int, sentence: int) -> list[Mention]:
     """Every concept phrase in a sentence; a concept may overlap another concept."""
     found: list[Mention] = []
     for i, stem in enumerate(stems):
+        entries = _INDEX.get(stem)
+        if entries is None:
+            continue
         seen: set[str] = set()
-        for phrase, concept in _INDEX.get(stem, ()):
-            if concept in seen:
-                continue
-            if tuple(stems[i:i + len(phrase)]) == phrase:
-                seen.add(concept)
-                found.append(Mention(concept, offset + i, offset + i + len(phrase), sentence))
+        for length, phrases in entries:
+            matched = phrases.get(tuple(stems[i:i + length]))
+            for concept in matched or ():
+                if concept not in seen:
+                    seen.add(concept)
+                    found.append(Mention(concept, offset + i, offset + i + length, sentence))
     return found
 
 
