@@ -183,6 +183,11 @@ def _client(api_key: str, base_url: str | None, timeout_s: float) -> openai.Open
     )
 
 
+def model_client(settings: LLMSettings) -> openai.OpenAI:
+    """The shared client for these settings (also used by the moderation check)."""
+    return _client(settings.api_key, settings.base_url, settings.timeout_s)
+
+
 def analyze_with_llm(
     settings: LLMSettings,
     transcript: str,
