@@ -23,6 +23,23 @@ GOAL_P50_MS = 40.0
 # A disclosure at the end, so both detectors read the whole transcript and report something.
 DISCLOSURE = "Patient: Honestly, I've been saving up my pills and I think about taking them all."
 MIN_RUNS = 20
+CORPUS = PROJECT_ROOT / "tests" / "services" / "transcripts"
+
+
+def corpus_transcript(words: int) -> str:
+    """The test corpus's sessions (crisis, negated, third-person, ordinary) run together up to
+    ``words``: denser in risk language than the ordinary transcript, so more for the detector
+    to read."""
+    lines: list[str] = []
+    count = 0
+    while count < words:
+        for path in sorted(CORPUS.glob("*.txt")):
+            for line in path.read_text(encoding="utf-8").splitlines():
+                lines.append(line)
+                count += len(line.split())
+                if count >= words:
+                    return "\n".join(lines)
+    return "\n".join(lines)
 
 
 def _baseline_detector(workdir: Path) -> Callable[[str], object]:
@@ -65,15 +82,19 @@ def safety_figures(workdir: Path, duration_s: int, connections: int) -> list[Row
     from services.analysis.crisis import detect_crisis
 
     workdir.mkdir(parents=True, exist_ok=True)
-    text = transcript(WORDS) + "\n" + DISCLOSURE
     baseline = _baseline_detector(workdir)
-    old = _timings_ms(baseline, text, duration_s / 2)
-    new = _timings_ms(detect_crisis, text, duration_s / 2)
-    new_p50, old_p50 = statistics.median(new), statistics.median(old)
-    return [
-        Row(f"crisis detection p50, {WORDS:,} words", new_p50, f"{BASELINE_COMMIT} detector",
-            old_p50, "ms", goal=f"p50 < {GOAL_P50_MS:.0f} ms", met=new_p50 < GOAL_P50_MS,
-            note=f"{len(new)} runs"),
-        Row(f"crisis detection p99, {WORDS:,} words", _p(new, 99),
-            f"{BASELINE_COMMIT} detector", _p(old, 99), "ms"),
-    ]
+    rows: list[Row] = []
+    texts = (("ordinary session", transcript(WORDS) + "\n" + DISCLOSURE),
+             ("risk-dense corpus", corpus_transcript(WORDS)))
+    for label, text in texts:
+        old = _timings_ms(baseline, text, duration_s / 4)
+        new = _timings_ms(detect_crisis, text, duration_s / 4)
+        new_p50, old_p50 = statistics.median(new), statistics.median(old)
+        rows += [
+            Row(f"crisis detection p50, {WORDS:,} words, {label}", new_p50,
+                f"{BASELINE_COMMIT} detector", old_p50, "ms", goal=f"p50 < {GOAL_P50_MS:.0f} ms",
+                met=new_p50 < GOAL_P50_MS, note=f"{len(new)} runs"),
+            Row(f"crisis detection p99, {WORDS:,} words, {label}", _p(new, 99),
+                f"{BASELINE_COMMIT} detector", _p(old, 99), "ms"),
+        ]
+    return rows
