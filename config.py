@@ -58,6 +58,11 @@ def from_env(env: Mapping[str, str] | None = None) -> dict[str, Any]:
         "OPENAI_MODEL": env.get("OPENAI_MODEL") or DEFAULT_OPENAI_MODEL,
         "OPENAI_TIMEOUT_S": _float(env.get("OPENAI_TIMEOUT_S"), 60.0),
         "ANALYSIS_REDACT_IDENTIFIERS": _flag(env.get("ANALYSIS_REDACT_IDENTIFIERS"), True),
+        # With a model configured, also ask the provider's moderation endpoint about self-harm;
+        # it can only raise the risk floor (SAFETY_MODEL_THRESHOLD: score that counts).
+        "SAFETY_MODEL_CHECK": _flag(env.get("SAFETY_MODEL_CHECK"), False),
+        "SAFETY_MODEL_THRESHOLD": _float(env.get("SAFETY_MODEL_THRESHOLD"), 0.5),
+        "SAFETY_MODEL_TIMEOUT_S": _float(env.get("SAFETY_MODEL_TIMEOUT_S"), 10.0),
         "VOICE_WEBHOOK_SECRET": env.get("VOICE_WEBHOOK_SECRET") or "",
         "ALLOW_PRIVATE_WEBHOOK_URLS": _flag(env.get("ALLOW_PRIVATE_WEBHOOK_URLS"), False),
         "STRIPE_API_KEY": env.get("STRIPE_API_KEY") or "",

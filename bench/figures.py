@@ -123,8 +123,15 @@ def http_figures(workdir: Path, duration_s: int, connections: int) -> list[Row]:
         service.stop()
 
 
+def _safety(workdir: Path, duration_s: int, connections: int) -> list[Row]:
+    from bench.safety import safety_figures  # imports figures' transcript(): import it late
+
+    return safety_figures(workdir, duration_s, connections)
+
+
 GROUPS: dict[str, Callable[[Path, int, int], list[Row]]] = {
     "http": http_figures,
+    "safety": _safety,
 }
 
 

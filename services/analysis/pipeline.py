@@ -8,13 +8,13 @@ shape; either way, deterministic crisis detection over the transcript sets a flo
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from models.analyses import SessionAnalysis
 from models.base import db, utcnow
 from models.sessions import TherapySession
-from services.analysis import crisis, rules
+from services.analysis import crisis, moderation, rules
 from services.analysis.llm import (
     LLMAnalysisError,
     LLMSettings,
@@ -114,6 +114,12 @@ def compute(organization_id: str, data: AnalysisInput, config: Mapping[str, Any]
         return ComputedAnalysis(result, PROVIDER_RULES, RULES_MODEL, 0, 0)
     result, model, prompt_tokens, completion_tokens = _run_model(settings, data, sections)
     floor = crisis.detect_crisis(data.transcript)
+    if config.get("SAFETY_MODEL_CHECK"):
+        check_settings = replace(settings, timeout_s=float(
+            config.get("SAFETY_MODEL_TIMEOUT_S") or settings.timeout_s))
+        signal = moderation.check(check_settings, data.transcript,
+                                  float(config.get("SAFETY_MODEL_THRESHOLD") or 0.5))
+        floor = moderation.raise_floor(floor, signal)
     result["riskAssessment"] = crisis.apply_safety_floor(result["riskAssessment"], floor)
     return ComputedAnalysis(result, PROVIDER_OPENAI, model, prompt_tokens, completion_tokens)
 

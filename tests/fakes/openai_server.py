@@ -36,6 +36,14 @@ from types import TracebackType
 from typing import Any
 
 CHAT_PATHS = ("/v1/chat/completions", "/chat/completions")
+MODERATION_PATHS = ("/v1/moderations", "/moderations")
+# Every category of omni-moderation-latest, with the provider's own key names.
+MODERATION_CATEGORIES = (
+    "harassment", "harassment/threatening", "hate", "hate/threatening", "illicit",
+    "illicit/violent", "self-harm", "self-harm/intent", "self-harm/instructions", "sexual",
+    "sexual/minors", "violence", "violence/graphic",
+)
+MODERATION_THRESHOLD = 0.5
 DEFAULT_MODEL = "gpt-4o-mini"
 DEFAULT_USAGE = (120, 80)
 # serve_forever checks for shutdown this often; the stdlib default (0.5 s) makes every stop() slow.
@@ -124,6 +132,13 @@ class Reply:
         return cls(status_code=status_code, body=body)
 
     @classmethod
+    def moderation(cls, scores: dict[str, float] | None = None) -> Reply:
+        """A moderation result, scores keyed by the provider's category names (e.g.
+        ``{"self-harm/intent": 0.9}``); unnamed categories score 0.001 and a category is
+        flagged above 0.5, as the provider does."""
+        return cls(body=moderation_response(scores or {}))
+
+    @classmethod
     def slow(cls, seconds: float, then: Reply | None = None) -> Reply:
         """Sleep ``seconds`` before answering with ``then`` (the server default when None)."""
         return cls(delay_s=seconds, then=then)
@@ -153,21 +168,43 @@ def chat_completion(reply: Reply, completion_id: str) -> dict[str, Any]:
     }
 
 
+def moderation_response(scores: dict[str, float], model: str = "omni-moderation-latest"
+                        ) -> dict[str, Any]:
+    """A real moderation object (``results[0]`` with ``flagged``, ``categories``,
+    ``category_scores`` and ``category_applied_input_types``)."""
+    unknown = set(scores) - set(MODERATION_CATEGORIES)
+    if unknown:
+        raise ValueError(f"not a moderation category: {sorted(unknown)}")
+    category_scores = {name: float(scores.get(name, 0.001)) for name in MODERATION_CATEGORIES}
+    categories = {name: score > MODERATION_THRESHOLD for name, score in category_scores.items()}
+    return {
+        "id": f"modr-fake-{int(time.time() * 1000)}",
+        "model": model,
+        "results": [{
+            "flagged": any(categories.values()),
+            "categories": categories,
+            "category_scores": category_scores,
+            "category_applied_input_types": {name: ["text"] for name in MODERATION_CATEGORIES},
+        }],
+    }
+
+
 class _Handler(BaseHTTPRequestHandler):
     server: _Server
 
     def do_POST(self) -> None:
         fake = self.server.fake
         body = self._read_body()
-        if self.path not in CHAT_PATHS:
+        moderation = self.path in MODERATION_PATHS
+        if self.path not in CHAT_PATHS and not moderation:
             self._send_json(HTTPStatus.NOT_FOUND, {"error": {"message": "unknown path"}})
             return
         fake._record(self.path, body, dict(self.headers.items()))
-        reply = fake._next_reply()
+        reply = fake._next_reply(moderation)
         while reply.delay_s:
             if fake._stopping.wait(reply.delay_s):
                 return  # stop() was called: drop the connection instead of answering
-            reply = reply.then or fake.default
+            reply = reply.then or (fake.moderation_default if moderation else fake.default)
         if reply.body is not None:
             self._send_body(reply)
             return
@@ -216,7 +253,9 @@ class _Server(ThreadingHTTPServer):
 
 class FakeOpenAI:
     """Threaded http.server on 127.0.0.1, random port. Serves POST /v1/chat/completions (and
-    /chat/completions) with scripted replies. Records every request (parsed JSON body + headers).
+    /chat/completions) with scripted replies, and POST /v1/moderations with its own script
+    (``script_moderation``; by default nothing flagged). Records every request (parsed JSON
+    body + headers), both kinds in one list.
 
     Attributes:
         base_url: e.g. "http://127.0.0.1:PORT/v1"; set by start().
@@ -229,10 +268,12 @@ class FakeOpenAI:
     def __init__(self) -> None:
         self.base_url = ""
         self.default = Reply.json(VALID_ANALYSIS)
+        self.moderation_default = Reply.moderation()
         self.requests: list[dict[str, Any]] = []
         self.request_headers: list[dict[str, str]] = []
         self.request_paths: list[str] = []
         self._script: deque[Reply] = deque()
+        self._moderation_script: deque[Reply] = deque()
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
         self._stopping = threading.Event()
@@ -284,10 +325,17 @@ class FakeOpenAI:
         with self._lock:
             self._script.extend(replies)
 
+    def script_moderation(self, *replies: Reply) -> None:
+        """Queue answers to POST /v1/moderations (``Reply.moderation`` or ``Reply.status``)."""
+        with self._lock:
+            self._moderation_script.extend(replies)
+
     def reset(self) -> None:
         """Forget recorded requests, queued replies and any custom default."""
         with self._lock:
             self._script.clear()
+            self._moderation_script.clear()
+            self.moderation_default = Reply.moderation()
             self.requests.clear()
             self.request_headers.clear()
             self.request_paths.clear()
@@ -305,8 +353,11 @@ class FakeOpenAI:
             self.requests.append(body)
             self.request_headers.append({name.lower(): value for name, value in headers.items()})
 
-    def _next_reply(self) -> Reply:
+    def _next_reply(self, moderation: bool = False) -> Reply:
         with self._lock:
+            if moderation:
+                return self._moderation_script.popleft() if self._moderation_script \
+                    else self.moderation_default
             return self._script.popleft() if self._script else self.default
 
     def _completion_id(self) -> str:

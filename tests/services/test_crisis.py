@@ -649,10 +649,13 @@ VARIED_NON_SIGNALS = [
 KNOWN_MISSES = [
     "Patient: Lately I've been wondering if it's even worth it to keep going.",
     "Patient: I'm going to jump. I mean it this time.",
+]
+# Misses of the phrase patterns that the concept reading now catches.
+FORMER_MISSES = [
     "Patient: I could kill my ex for what he did, I've thought about how I'd do it.",
+    "Patient: I'm going to do it this weekend, I've decided.",
     "Patient: I wrote a note for my mom explaining everything.",
     "Patient: I've been counting how many sleeping pills I have left.",
-    "Patient: I'm going to do it this weekend, I've decided.",
 ]
 
 
@@ -664,6 +667,11 @@ def test_varied_crisis_phrasings_are_caught(text):
 @pytest.mark.parametrize("text", VARIED_NON_SIGNALS)
 def test_varied_non_crisis_phrasings_stay_quiet(text):
     assert detect_crisis(text).signals == ()
+
+
+@pytest.mark.parametrize("text", FORMER_MISSES)
+def test_former_false_negatives_are_caught(text):
+    assert detect_crisis(text).level in ("high", "imminent")
 
 
 @pytest.mark.xfail(strict=True, reason="known false negative: needs context or wording the "
@@ -691,3 +699,76 @@ def test_maximum_size_transcript_is_scanned_to_the_end():
 def test_single_line_of_negations_is_not_a_signal():
     transcript = ("not " * (MAX_TRANSCRIPT_CHARS // 4))[:MAX_TRANSCRIPT_CHARS]
     assert detect_crisis(transcript).level is None
+
+
+H, IMM, M, L = "high", "imminent", "moderate", "low"
+# Wording written from clinical knowledge of each C-SSRS kind (not from the blind set).
+CONCEPT_CASES = [
+    (H, "I wish I could fall asleep and never wake up."),
+    (H, "Honestly I'd be fine if a bus hit me tomorrow."),
+    (H, "I wish I had never been born."),
+    (H, "I don't want to be here anymore."),
+    (H, "Life isn't worth living anymore."),
+    (H, "I want to disappear for good."),
+    (H, "Sometimes I wish I could just sleep forever."),
+    (H, "i want to unalive myself"),
+    (H, "thinking about sewerslide again"),
+    (H, "i wanna ctb"),
+    (H, "I want to end it all."),
+    (H, "Part of me wants to kms ngl"),
+    (H, "I have been having suicidal thoughts every day."),
+    (H, "I keep thinking about jumping in front of a train."),
+    (H, "I've thought about hanging myself from the beam in the garage."),
+    (H, "I keep imagining crashing my car into a wall on the highway."),
+    (H, "I think about using my dad's gun on myself."),
+    (H, "I keep thinking about swallowing every pill in the cabinet."),
+    (H, "I've been researching which meds would be lethal."),
+    (IMM, "I'm going to end it this weekend."),
+    (IMM, "I will kill myself after my exams."),
+    (IMM, "I've decided to kill myself on Friday."),
+    (H, "I've made my decision and I'm going to kill myself."),
+    (IMM, "I have a plan: I'll take all my amitriptyline on Sunday."),
+    (IMM, "I bought a rope and I know which tree."),
+    (IMM, "I'm going to jump off the bridge tomorrow."),
+    (H, "I wrote letters to my kids for them to read after I'm gone."),
+    (H, "I rehomed my cats and gave away my guitar. I won't be needing them."),
+    (H, "I've been stockpiling my sleeping pills."),
+    (H, "I tied a noose last night to see how it felt."),
+    (H, "I overdosed on paracetamol last month and ended up in the ER."),
+    (H, "I tried to kill myself in March."),
+    (H, "Three weeks ago I swallowed a bottle of my antidepressants."),
+    (H, "My dad keeps a loaded pistol in his nightstand and I know where the key is. "
+        "I think about it."),
+    (H, "I have 60 tablets of amitriptyline saved for when I need them."),
+    (H, "I've been scratching my arms until they bleed."),
+    (H, "I carved into my thigh with a blade last night."),
+    (H, "I burnt myself with a lighter again."),
+    (H, "i relapsed and cut again"),
+    (H, "I feel like everyone would be happier if I wasn't around to mess things up."),
+    (M, "There's no point anymore. Nothing is ever going to get better."),
+    (M, "I gave my brother my watch and told him to look after mum."),
+    (M, "I'm such a burden on my family."),
+    (L, "I'm reading a book about self-harm for my psychology class."),
+    (L, "I used to think about suicide years ago, but I'm safe now."),
+    (L, "I thought about killing myself in college but none now."),
+    (L, "I'm dying to see the new movie."),
+    (L, "This commute is going to be the death of me."),
+    (L, "My sister overdosed last year and it still haunts me."),
+    (L, "I take sertraline every morning and it helps."),
+    (L, "I cut my finger while cooking dinner."),
+    (L, "My neighbour keeps a gun for hunting."),
+    (L, "I'm not going to hurt myself, I promise."),
+    (L, "I bought paracetamol for my headache."),
+    (L, "I'm going to the bridge club tonight."),
+    (L, "My doctor wants me to stop taking the lithium next week."),
+    (L, "I killed it at the interview tomorrow, haha no I mean yesterday."),
+    (L, "I have no thoughts of suicide and no plans."),
+    (L, "We were discussing hanging the pictures this weekend."),
+]
+
+
+@pytest.mark.parametrize(("expected", "text"), CONCEPT_CASES,
+                         ids=[t[:40] for _e, t in CONCEPT_CASES])
+def test_concept_lexicons_cover_each_kind(expected, text):
+    level = apply_safety_floor({"level": "low"}, detect_crisis(f"Patient: {text}"))["level"]
+    assert level == expected or (expected == H and level == IMM)

@@ -1,4 +1,8 @@
-"""Deterministic crisis-language detection and the risk-level safety floor.
+"""Phrase patterns for crisis language, the transcript reading around them, and the safety floor.
+
+The concept layer (``concepts.py``) reads each patient statement by meaning; this module keeps
+what needs a whole transcript: clinician questions and the patient's answers, documented
+findings in clinician notes, and precise phrases. ``services.analysis.crisis`` combines both.
 
 Both analysis paths (hosted model and built-in rules) run ``detect_crisis`` over the raw
 transcript and pass their ``riskAssessment`` through ``apply_safety_floor``, so a model that
@@ -66,6 +70,7 @@ _LEVEL_RANK = {level: rank for rank, level in enumerate(RISK_LEVELS)}
 
 HIGH = "high"
 IMMINENT = "imminent"
+REVIEW_LEVEL = "moderate"
 # Used when a model returns no usable level and no crisis language was found: unknown is not
 # evidence of safety, so the answer errs one step above "low".
 UNKNOWN_LEVEL_DEFAULT = "moderate"
@@ -119,6 +124,17 @@ class CrisisAssessment:
 
     signals: tuple[CrisisSignal, ...]
     level: str | None  # None when there is no crisis language, else "high" or "imminent"
+    # Softer cues a clinician should follow up (burden, farewells, hopelessness): they put the
+    # floor at "moderate" with a "needs review" factor when there is no crisis signal.
+    review: tuple[CrisisSignal, ...] = ()
+
+    @property
+    def floor_level(self) -> str | None:
+        """The lowest level the analysis may report: ``level``, else "moderate" for review
+        cues, else None."""
+        if self.level is not None:
+            return self.level
+        return REVIEW_LEVEL if self.review else None
 
 
 def _quote(text: str, start: int, end: int) -> str:
@@ -1000,16 +1016,16 @@ def _scan_answer(answer: str, asked_kind: str, state: _ScanState) -> None:
         state.mark_context()
 
 
-def detect_crisis(transcript: str) -> CrisisAssessment:
-    """Find C-SSRS-aligned crisis language in a transcript (see the module docstring)."""
+def detect_phrases(transcript: str) -> CrisisAssessment:
+    """Find crisis phrases in a transcript (see the module docstring)."""
     if not transcript or not transcript.strip():
         return CrisisAssessment(signals=(), level=None)
-    return assess_turns(split_turns(normalize_text(transcript)))
+    return assess_phrases(split_turns(normalize_text(transcript)))
 
 
-def assess_turns(turns: list[Turn]) -> CrisisAssessment:
-    """``detect_crisis`` for a transcript already split with ``split_turns`` (after
-    ``normalize_text``), so callers that need the turns too split only once."""
+def assess_phrases(turns: list[Turn]) -> CrisisAssessment:
+    """``detect_phrases`` for a transcript already split with ``split_turns`` (after
+    ``normalize_text``)."""
     state = _ScanState()
     asked_kind: str | None = None
     for index, turn in enumerate(turns):
@@ -1053,6 +1069,8 @@ def apply_safety_floor(risk: dict, assessment: CrisisAssessment) -> dict:
     * An unknown or missing risk level (None, "", "severe", not a string) is treated as below
       the floor: it becomes assessment.level when crisis language was found, otherwise
       "moderate", because an unknown rating is not evidence of low risk.
+    * Review cues alone (no crisis signal) put the floor at "moderate" and add their
+      "needs review" factors, so a softer cue is never silently "low".
     * factors: every signal's factor is appended unless already present; existing factors
       are kept in order (non-string items are dropped, a lone string becomes a list).
     * summary: kept; when the floor raised a known level, one sentence saying so is appended
@@ -1062,7 +1080,7 @@ def apply_safety_floor(risk: dict, assessment: CrisisAssessment) -> dict:
     source = risk if isinstance(risk, dict) else {}
     result = dict(source)
     current = _normalize_level(source.get("level"))
-    floor = assessment.level
+    floor = assessment.floor_level
     if current is None:
         level = floor or UNKNOWN_LEVEL_DEFAULT
     elif floor is None:
@@ -1072,14 +1090,16 @@ def apply_safety_floor(risk: dict, assessment: CrisisAssessment) -> dict:
     result["level"] = level
 
     factors = _string_list(source.get("factors"))
-    for signal in assessment.signals:
+    for signal in (*assessment.signals, *assessment.review):
         if signal.factor not in factors:
             factors.append(signal.factor)
     result["factors"] = factors
 
     summary = source.get("summary") if isinstance(source.get("summary"), str) else ""
     if current is not None and level != current:
-        note = f"Risk level raised from {current} to {level} because crisis language was detected."
+        reason = "crisis language was detected" if assessment.level else \
+            "the patient said things a clinician should follow up"
+        note = f"Risk level raised from {current} to {level} because {reason}."
         summary = f"{summary.rstrip()} {note}".strip()
     result["summary"] = summary
     return result
@@ -1091,3 +1111,13 @@ def _string_list(value: object) -> list[str]:
     if not isinstance(value, list):
         return []
     return [item for item in value if isinstance(item, str) and item.strip()]
+
+
+def statement_factor(kind: str, quote: str) -> str:
+    """The factor text for a signal of ``kind`` quoting the patient's words."""
+    return f"{_KIND_STATEMENT[kind]} ('{quote}')"
+
+
+def assessment_level(signals: tuple[CrisisSignal, ...]) -> str | None:
+    """"high" for any signal, "imminent" for intent or a plan with a method or means."""
+    return _assessment_level(signals)

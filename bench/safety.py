@@ -1,0 +1,100 @@
+"""Crisis-detection time on a 5,000-word transcript: the detector in the tree beside the one at
+b27d70d (the phrase-pattern detector before concept reading), loaded from git history into a
+temporary package rather than kept as a copy in the tree."""
+
+from __future__ import annotations
+
+import importlib
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from bench.figures import transcript
+from bench.table import Row
+from tests.e2e.service import PROJECT_ROOT
+
+BASELINE_COMMIT = "b27d70d"
+BASELINE_FILES = ("services/analysis/crisis.py", "services/analysis/transcript.py")
+WORDS = 5_000
+GOAL_P50_MS = 40.0
+# A disclosure at the end, so both detectors read the whole transcript and report something.
+DISCLOSURE = "Patient: Honestly, I've been saving up my pills and I think about taking them all."
+MIN_RUNS = 20
+CORPUS = PROJECT_ROOT / "tests" / "services" / "transcripts"
+
+
+def corpus_transcript(words: int) -> str:
+    """The test corpus's sessions (crisis, negated, third-person, ordinary) run together up to
+    ``words``: denser in risk language than the ordinary transcript, so more for the detector
+    to read."""
+    lines: list[str] = []
+    count = 0
+    while count < words:
+        for path in sorted(CORPUS.glob("*.txt")):
+            for line in path.read_text(encoding="utf-8").splitlines():
+                lines.append(line)
+                count += len(line.split())
+                if count >= words:
+                    return "\n".join(lines)
+    return "\n".join(lines)
+
+
+def _baseline_detector(workdir: Path) -> Callable[[str], object]:
+    """``detect_crisis`` as it was at BASELINE_COMMIT, imported from files written out of git."""
+    package = "crisis_baseline"
+    root = workdir / "baseline"
+    (root / package).mkdir(parents=True, exist_ok=True)
+    (root / package / "__init__.py").write_text("")
+    for path in BASELINE_FILES:
+        source = subprocess.run(["git", "show", f"{BASELINE_COMMIT}:{path}"], cwd=PROJECT_ROOT,
+                                check=True, capture_output=True, text=True).stdout
+        source = source.replace("from services.analysis.transcript import",
+                                f"from {package}.transcript import")
+        (root / package / Path(path).name).write_text(source)
+    sys.path.insert(0, str(root))
+    try:
+        return importlib.import_module(f"{package}.crisis").detect_crisis
+    finally:
+        sys.path.remove(str(root))
+
+
+def _timings_ms(detect: Callable[[str], object], text: str, duration_s: float) -> list[float]:
+    detect(text)  # warm caches and compiled patterns once, outside the figures
+    timings: list[float] = []
+    deadline = time.perf_counter() + duration_s
+    while len(timings) < MIN_RUNS or time.perf_counter() < deadline:
+        start = time.perf_counter()
+        detect(text)
+        timings.append((time.perf_counter() - start) * 1000)
+    return timings
+
+
+def _p(timings: list[float], q: float) -> float:
+    return statistics.quantiles(timings, n=100, method="inclusive")[q - 1]
+
+
+def safety_figures(workdir: Path, duration_s: int, connections: int) -> list[Row]:
+    """Detection time p50 and p99, new detector beside today's (``connections`` is unused:
+    detection is a function call, timed in this process)."""
+    from services.analysis.crisis import detect_crisis
+
+    workdir.mkdir(parents=True, exist_ok=True)
+    baseline = _baseline_detector(workdir)
+    rows: list[Row] = []
+    texts = (("ordinary session", transcript(WORDS) + "\n" + DISCLOSURE),
+             ("risk-dense corpus", corpus_transcript(WORDS)))
+    for label, text in texts:
+        old = _timings_ms(baseline, text, duration_s / 4)
+        new = _timings_ms(detect_crisis, text, duration_s / 4)
+        new_p50, old_p50 = statistics.median(new), statistics.median(old)
+        rows += [
+            Row(f"crisis detection p50, {WORDS:,} words, {label}", new_p50,
+                f"{BASELINE_COMMIT} detector", old_p50, "ms", goal=f"p50 < {GOAL_P50_MS:.0f} ms",
+                met=new_p50 < GOAL_P50_MS, note=f"{len(new)} runs"),
+            Row(f"crisis detection p99, {WORDS:,} words, {label}", _p(new, 99),
+                f"{BASELINE_COMMIT} detector", _p(old, 99), "ms"),
+        ]
+    return rows

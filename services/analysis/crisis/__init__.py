@@ -1,0 +1,126 @@
+"""Crisis-language detection and the risk-level safety floor (SPEC §5).
+
+Both analysis paths (hosted model and built-in rules) run ``detect_crisis`` over the raw
+transcript and pass their ``riskAssessment`` through ``apply_safety_floor``, so a model that
+under-rates risk can never hide crisis language. The voice intake runs it on callers' final
+transcript lines.
+
+Two readers are combined:
+
+* ``concepts`` reads every patient (and unlabelled) turn by meaning: concept lexicons matched
+  on normalised, stemmed, spelling-tolerant tokens, kept only when asserted (ConText-style:
+  not negated, hypothetical, someone else's, academic, or over and done), then combined into
+  C-SSRS kinds. It is what generalises to wording nobody wrote a pattern for.
+* ``phrases`` keeps what needs the whole transcript: a clinician's screening question and the
+  patient's "yes", documented findings in clinician notes, and precise phrases.
+
+A kind is reported once; when both readers find it, the more severe reading wins. Softer cues
+(burden, farewells, hopelessness) are ``review`` signals: alone they put the floor at
+"moderate" with a "needs review" factor.
+"""
+
+from __future__ import annotations
+
+from services.analysis.crisis import concepts
+from services.analysis.crisis.phrases import (
+    HIGH,
+    HOMICIDAL_IDEATION,
+    IMMINENT,
+    INTENT,
+    MAX_QUOTE_WORDS,
+    MEANS_ACCESS,
+    METHOD,
+    PAST_ATTEMPT,
+    PLAN,
+    REVIEW_LEVEL,
+    SELF_HARM,
+    SIGNAL_KINDS,
+    SUICIDAL_IDEATION,
+    UNKNOWN_LEVEL_DEFAULT,
+    WISH_TO_BE_DEAD,
+    CrisisAssessment,
+    CrisisSignal,
+    apply_safety_floor,
+    assess_phrases,
+    assessment_level,
+    max_level,
+    statement_factor,
+)
+from services.analysis.shape import RISK_LEVELS
+from services.analysis.transcript import (
+    ROLE_CLINICIAN,
+    Turn,
+    normalize_text,
+    split_turns,
+)
+
+__all__ = [
+    "HIGH", "HOMICIDAL_IDEATION", "IMMINENT", "INTENT", "MAX_QUOTE_WORDS", "MEANS_ACCESS",
+    "METHOD", "PAST_ATTEMPT", "PLAN", "REVIEW_LEVEL", "RISK_LEVELS", "SELF_HARM",
+    "SIGNAL_KINDS", "SUICIDAL_IDEATION", "UNKNOWN_LEVEL_DEFAULT", "WISH_TO_BE_DEAD",
+    "CrisisAssessment", "CrisisSignal", "apply_safety_floor", "assess_turns", "detect_crisis",
+    "max_level",
+]
+
+REVIEW_FACTORS = {
+    "burden": "Needs review: patient described being a burden",
+    "farewell": "Needs review: patient said goodbyes or gave things away",
+    "hopeless": "Needs review: patient expressed hopelessness about the future",
+}
+# Earlier suicidal talk makes "do it" meaningful for this many following turns.
+CONTEXT_TURNS = 2
+
+
+def detect_crisis(transcript: str) -> CrisisAssessment:
+    """Find C-SSRS-aligned crisis language and review cues in a transcript."""
+    if not transcript or not transcript.strip():
+        return CrisisAssessment(signals=(), level=None)
+    return assess_turns(split_turns(normalize_text(transcript)))
+
+
+def assess_turns(turns: list[Turn]) -> CrisisAssessment:
+    """``detect_crisis`` for a transcript already split with ``split_turns`` (after
+    ``normalize_text``), so callers that need the turns too split only once."""
+    found: dict[str, CrisisSignal] = {}
+    review: dict[str, CrisisSignal] = {}
+    phrase_turns: list[Turn] = []
+    last_context = -CONTEXT_TURNS - 1
+    for index, turn in enumerate(turns):
+        if turn.role == ROLE_CLINICIAN:
+            phrase_turns.append(turn)
+            continue
+        sentences = concepts.read_turn(turn.text)
+        if concepts.turn_is_resolved(sentences):
+            # "I wanted to die after my divorce, but that's long passed": history, not risk.
+            phrase_turns.append(Turn(turn.role, ""))
+            continue
+        findings = concepts.find_in(sentences, MAX_QUOTE_WORDS,
+                                    earlier_context=index - last_context <= CONTEXT_TURNS)
+        if not any(f.kind != concepts.REVIEW for f in findings) and concepts.qualified(sentences):
+            # The concept reading judged the topic not asserted ("a book about self-harm for my
+            # class"): the phrase patterns, which cannot see that, do not overrule it.
+            phrase_turns.append(Turn(turn.role, ""))
+        else:
+            phrase_turns.append(turn)
+        for finding in findings:
+            if finding.kind == concepts.REVIEW:
+                review.setdefault(finding.cue, CrisisSignal(
+                    kind=finding.cue, factor=f"{REVIEW_FACTORS[finding.cue]} ('{finding.quote}')",
+                    level=REVIEW_LEVEL))
+                continue
+            last_context = index
+            level = IMMINENT if finding.imminent or finding.kind == INTENT else HIGH
+            signal = CrisisSignal(finding.kind, statement_factor(finding.kind, finding.quote),
+                                  level)
+            held = found.get(finding.kind)
+            if held is None or (held.level == HIGH and level == IMMINENT):
+                found[finding.kind] = signal
+    phrase_signals = assess_phrases(phrase_turns).signals
+    merged: dict[str, CrisisSignal] = {signal.kind: signal for signal in phrase_signals}
+    for kind, signal in found.items():
+        held = merged.get(kind)
+        if held is None or (held.level == HIGH and signal.level == IMMINENT):
+            merged[kind] = signal
+    ordered = tuple(merged[kind] for kind in SIGNAL_KINDS if kind in merged)
+    return CrisisAssessment(signals=ordered, level=assessment_level(ordered),
+                            review=tuple(review.values()))

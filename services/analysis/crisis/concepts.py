@@ -1,0 +1,519 @@
+"""Concept-based crisis detection: what a patient statement is about, and whether it is asserted.
+
+Phrase patterns (``phrases.py``) generalise one phrase at a time. This module reads a patient
+turn as concepts instead, from the lexicons in ``lexicon.json``: death and dying, a wish, a
+self-directed act, self-harm, a method, lethal means (medication classes and named drugs, a
+firearm, a rope), possession and purpose, preparation, a plan, intent and commitment, a time,
+and the softer cues a clinician would follow up (burden, farewells, hopelessness).
+
+Matching works on normalised tokens: text-speak and contractions are expanded ("kms", "im",
+"idc"), filler words dropped ("if I *just* wasn't"), words stemmed ("overdosing", "overdosed")
+and unknown long words corrected to a lexicon word one edit away ("sucide", "kiling").
+
+A concept mention counts only when it is asserted, judged ConText-style within its clause:
+not negated ("never been on the table"), not hypothetical ("hypothetically, if I were"), not
+about someone else ("my gf said she …"), not academic ("my pharmacology exam"), and not
+historical when the turn says it is over ("… but none now, I feel safe"). C-SSRS kinds then
+come from combinations of asserted concepts in a sentence and its neighbours, so a method needs
+a thought or a plan, a medication needs possession and a purpose, and "do it" needs a
+commitment, a time or earlier suicidal talk.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+LEXICON_PATH = Path(__file__).with_name("lexicon.json")
+# Negation and other ConText modifiers reach this many tokens forward within a clause.
+MODIFIER_WINDOW_TOKENS = 6
+# Sentences either side of a sentence whose concepts combine with it ("I've worked it out.
+# The pills, the hotel room, the note. I just need the weekend.").
+NEIGHBOUR_SENTENCES = 2
+# Unknown words at least this long are corrected to a lexicon word one edit away.
+MIN_FUZZY_LENGTH = 6
+
+_TOKEN_RE = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+_SENTENCE_RE = re.compile(r"[^.!?;:\n]+")
+# Clause terminators for ConText modifiers ("…, but none now").
+_TERMINATORS = frozenset({"but", "though", "although", "however", "except", "yet", "whereas"})
+_FIRST_PERSON = frozenset({"i", "me", "my", "myself", "mine"})
+_THIRD_PERSON = frozenset({"she", "he", "they", "her", "him", "his", "them", "their", "someone",
+                           "somebody", "people", "character", "himself", "herself", "themselves"})
+_REFLEXIVE_OTHER = frozenset({"himself", "herself", "themselves", "yourself"})
+# "cut" only means self-harm when it is not cutting something else ("cut back", "cut ties").
+_CUT_OBJECTS = frozenset({"back", "ties", "off", "down", "out", "the", "a", "an", "it", "him",
+                          "her", "them", "in", "up", "class", "corner", "hair", "onion", "cost",
+                          "carb", "sugar", "hour", "line", "deal", "loose", "short", "through",
+                          "open", "my finger", "people", "contact"})
+_IDIOM_AFTER_DEATH = frozenset({"of", "from", "to", "laughing", "tired", "end", "line", "for",
+                                "than", "serious", "late", "early", "in", "on", "at", "haha"})
+# "killing myself at the gym", "ending it with Tom": the act is about something else.
+_IDIOM_AFTER_ACT = frozenset({"at", "for", "over", "trying", "working", "studying", "laughing",
+                              "with", "to"})
+_TOPIC_WORDS = frozenset({"suicid", "suicidal"})
+_BODY_PARTS = frozenset({"arm", "arms", "wrist", "wrists", "thigh", "thighs", "leg", "legs",
+                         "skin", "stomach", "body", "chest", "hip", "hips"})
+
+
+@functools.lru_cache(maxsize=20_000)
+def _stem(word: str) -> str:
+    """A light suffix stripper, applied alike to lexicon and text ("pills" → "pill")."""
+    word = word.replace("'", "")
+    if word in _IRREGULAR:
+        return _IRREGULAR[word]
+    for suffix in ("ing", "ed", "es", "s", "e"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)]
+            if suffix in ("ing", "ed") and len(word) > 3 and word[-1] == word[-2] \
+                    and word[-1] not in "lsz":
+                word = word[:-1]
+            break
+    return word
+
+
+_IRREGULAR = {"dying": "die", "died": "die", "dies": "die", "dead": "dead", "lying": "lie",
+              "took": "take", "taken": "take", "gave": "give", "given": "give", "thought": "think",
+              "bought": "buy", "kept": "keep", "wrote": "write", "written": "write", "hung": "hang",
+              "has": "have", "had": "have", "is": "be", "was": "was", "were": "was", "am": "be",
+              "are": "be", "been": "be", "being": "be", "cuts": "cut", "cutting": "cut",
+              "goodbyes": "goodbye", "this": "this", "its": "its", "lives": "life",
+              "living": "live", "note": "note", "notes": "note", "noted": "note",
+              "finals": "finals", "training": "training", "trained": "trained",
+              "exhausted": "exhausted", "exhausting": "exhausted"}
+
+
+def _load() -> dict:
+    return json.loads(LEXICON_PATH.read_text(encoding="utf-8"))
+
+
+_LEXICON = _load()
+_TEXT_SPEAK: dict[str, tuple[str, ...]] = {
+    key: tuple(value.split()) for key, value in _LEXICON["text_speak"].items()
+}
+_FILLERS = frozenset(_LEXICON["fillers"])
+
+
+def _phrase_stems(phrase: str) -> tuple[str, ...]:
+    words: list[str] = []
+    for token in _TOKEN_RE.findall(phrase.lower()):
+        words.extend(_TEXT_SPEAK.get(token, (token,)))
+    return tuple(_stem(word) for word in words if word not in _FILLERS)
+
+
+_CONCEPTS: dict[str, tuple[tuple[str, ...], ...]] = {
+    name: tuple(stems for stems in (_phrase_stems(p) for p in phrases) if stems)
+    for name, phrases in _LEXICON["concepts"].items()
+}
+# First stem → [(phrase length, {phrase stems: concepts})], longest first so they win: one
+# slice and one dict lookup per length at each token, however many phrases share the stem.
+_INDEX: dict[str, list[tuple[int, dict[tuple[str, ...], list[str]]]]] = {}
+_by_length: dict[str, dict[int, dict[tuple[str, ...], list[str]]]] = {}
+for _name, _phrases in _CONCEPTS.items():
+    for _stems in _phrases:
+        concepts_of = _by_length.setdefault(_stems[0], {}).setdefault(len(_stems), {})
+        if _name not in concepts_of.setdefault(_stems, []):
+            concepts_of[_stems].append(_name)
+for _first, _lengths in _by_length.items():
+    _INDEX[_first] = sorted(_lengths.items(), key=lambda entry: -entry[0])
+_VOCABULARY = frozenset(stem for phrases in _CONCEPTS.values() for p in phrases for stem in p)
+_LONG_WORDS = frozenset(
+    word for phrases in _LEXICON["concepts"].values() for phrase in phrases
+    for word in _TOKEN_RE.findall(phrase.lower()) if len(word) >= MIN_FUZZY_LENGTH
+)
+
+
+def _deletes(word: str) -> set[str]:
+    return {word[:i] + word[i + 1:] for i in range(len(word))} | {word}
+
+
+_FUZZY: dict[str, str] = {}
+for _word in sorted(_LONG_WORDS):
+    for _variant in _deletes(_word):
+        _FUZZY.setdefault(_variant, _word)
+
+
+# Ordinary words one edit away from a lexicon word ("though" / "thought").
+_COMMON = frozenset({"though", "through", "should", "would", "could", "people", "little",
+                     "things", "thinks", "lovely", "killer", "pretty", "planet", "plants",
+                     "bridges", "tablet", "dying", "trains", "noises", "notice", "nights"})
+
+
+@functools.lru_cache(maxsize=20_000)
+def _correct(word: str) -> str:
+    """A lexicon word one edit away from an unknown long word ("sucide" → "suicide")."""
+    if len(word) < MIN_FUZZY_LENGTH or word in _COMMON or _stem(word) in _VOCABULARY:
+        return word
+    for variant in _deletes(word):
+        match = _FUZZY.get(variant)
+        if match is not None and match[0] == word[0] and abs(len(match) - len(word)) <= 1:
+            return match
+    return word
+
+
+@dataclass(frozen=True)
+class Mention:
+    concept: str
+    start: int  # token index
+    end: int
+    sentence: int
+
+
+@dataclass
+class _Sentence:
+    words: list[str]  # normalised words (no stemming), for quotes and neighbours
+    stems: list[str]
+    offset: int  # index of its first token in the turn
+    mentions: list[Mention]
+
+
+def tokenize(text: str) -> list[str]:
+    """Normalised words: lower case, text-speak and contractions expanded, fillers dropped."""
+    words: list[str] = []
+    for token in _TOKEN_RE.findall(text.lower().replace("\u2019", "'")):
+        for word in _TEXT_SPEAK.get(token, (token,)):
+            if word not in _FILLERS:
+                words.append(_correct(word))
+    return words
+
+
+def _match(stems: list[str], offset: int, sentence: int) -> list[Mention]:
+    """Every concept phrase in a sentence; a concept may overlap another concept."""
+    found: list[Mention] = []
+    for i, stem in enumerate(stems):
+        entries = _INDEX.get(stem)
+        if entries is None:
+            continue
+        seen: set[str] = set()
+        for length, phrases in entries:
+            matched = phrases.get(tuple(stems[i:i + length]))
+            for concept in matched or ():
+                if concept not in seen:
+                    seen.add(concept)
+                    found.append(Mention(concept, offset + i, offset + i + length, sentence))
+    return found
+
+
+def read_turn(text: str) -> list[_Sentence]:
+    sentences: list[_Sentence] = []
+    offset = 0
+    for part in _SENTENCE_RE.findall(text):
+        words = tokenize(part)
+        if not words:
+            continue
+        stems = [_stem(word) for word in words]
+        index = len(sentences)
+        sentences.append(_Sentence(words, stems, offset, _match(stems, offset, index)))
+        offset += len(words)
+    return sentences
+
+
+# ---------------------------------------------------------------------------------------------
+# Assertion (ConText-style): negated, hypothetical, someone else, academic, historical
+# ---------------------------------------------------------------------------------------------
+
+# Concepts whose phrases carry their own negation ("not wake up", "do not care"): a negation
+# word inside them is part of the meaning, not a modifier.
+_MODIFIER_CONCEPTS = frozenset({"negation", "negation_exception", "hypothetical", "others",
+                                "academic", "historical", "resolved", "recent", "accident",
+                                "idiom"})
+
+
+def _clause_bounds(sentence: _Sentence, position: int) -> tuple[int, int]:
+    start, end = sentence.offset, sentence.offset + len(sentence.words)
+    for index in range(position - 1, sentence.offset - 1, -1):
+        if sentence.words[index - sentence.offset] in _TERMINATORS:
+            start = index + 1
+            break
+    for index in range(position, end):
+        if sentence.words[index - sentence.offset] in _TERMINATORS:
+            end = index
+            break
+    return start, end
+
+
+def _covered(sentence: _Sentence, position: int) -> bool:
+    """Whether a token is part of a concept phrase (so a "not" inside one is no negation)."""
+    return any(m.start <= position < m.end for m in sentence.mentions
+               if m.concept not in _MODIFIER_CONCEPTS)
+
+
+def _negated(sentence: _Sentence, mention: Mention) -> bool:
+    start, end = _clause_bounds(sentence, mention.start)
+    exceptions = [m for m in sentence.mentions if m.concept == "negation_exception"]
+    for cue in sentence.mentions:
+        if cue.concept != "negation" or _covered(sentence, cue.start):
+            continue
+        if any(e.start <= cue.start < e.end for e in exceptions):
+            continue
+        before = start <= cue.start < mention.start and \
+            mention.start - cue.end <= MODIFIER_WINDOW_TOKENS
+        # "Ending things has never been on the table": a denial right after the topic.
+        after = mention.end <= cue.start < min(end, mention.end + 3) and not any(
+            sentence.words[i - sentence.offset] == "i" for i in range(mention.end, cue.start))
+        if before or after:
+            return True
+    return False
+
+
+def _about_someone_else(sentence: _Sentence, mention: Mention) -> bool:
+    last: str | None = None
+    for index in range(sentence.offset, mention.start):
+        word = sentence.words[index - sentence.offset]
+        if any(m.concept == "others" and m.start == index for m in sentence.mentions):
+            # "a bottle of my mom's xanax" names an owner, not who is speaking.
+            previous = sentence.words[index - sentence.offset - 1] if index > sentence.offset \
+                else ""
+            if previous != "of":
+                last = "other"
+        elif word in _FIRST_PERSON:
+            last = "self"
+        elif word in _THIRD_PERSON and not _covered(sentence, index):
+            last = "other"
+    after = sentence.words[mention.end - sentence.offset:mention.end - sentence.offset + 3]
+    if any(word in _REFLEXIVE_OTHER for word in after):
+        return True
+    return last == "other"
+
+
+def _has(sentence: _Sentence, concept: str) -> bool:
+    return any(m.concept == concept for m in sentence.mentions)
+
+
+def _hypothetical(sentence: _Sentence, mention: Mention) -> bool:
+    start, _end = _clause_bounds(sentence, mention.start)
+    return any(m.concept == "hypothetical" and (m.start < mention.start or m.start == start)
+               for m in sentence.mentions)
+
+
+_QUALIFIERS = frozenset({"academic"})
+
+
+def qualified(sentences: list[_Sentence]) -> bool:
+    """Whether a turn carries a ConText modifier (negated, hypothetical, someone else's,
+    academic, historical, accidental, idiomatic) that can make a topic word not a disclosure."""
+    return any(m.concept in _QUALIFIERS for s in sentences for m in s.mentions)
+
+
+def turn_is_resolved(sentences: list[_Sentence]) -> bool:
+    """A turn that says the risk is over ("that's long passed and I'm hopeful now") and does
+    not bring it back ("again", "still", "lately")."""
+    resolved = any(_has(s, "resolved") for s in sentences)
+    if not resolved:
+        return False
+    return not any(
+        m.concept == "recent" and not any(
+            r.concept == "resolved" and r.start <= m.start < r.end for r in s.mentions)
+        for s in sentences for m in s.mentions
+    )
+
+
+# Means are often someone else's ("my dad's pistol"): access is what counts. Review cues are
+# kept whoever else the sentence names ("told my friend bye"): a clinician follows them up.
+_OWNERLESS = frozenset({"means", "possession", "purpose", "burden", "farewell", "hopeless"})
+_SPEAKER = frozenset({"i", "me", "my", "mine"})
+
+
+def _speaker_inside(sentence: _Sentence, mention: Mention) -> bool:
+    """"after I'm gone", "meant to me": the phrase names the patient whoever else is named."""
+    words = sentence.words[mention.start - sentence.offset:mention.end - sentence.offset]
+    return bool(_SPEAKER.intersection(words))
+
+
+def asserted_concepts(sentences: list[_Sentence]) -> list[list[Mention]]:
+    """Per sentence, the concept mentions asserted as the patient's own, present experience."""
+    resolved = turn_is_resolved(sentences)
+    result: list[list[Mention]] = []
+    for sentence in sentences:
+        # "my thesis on suicide" is study; "I will kill myself after my exams" is not.
+        studying = _has(sentence, "academic") and not (
+            (_has(sentence, "intent") or _has(sentence, "commitment"))
+            and (_has(sentence, "self_kill") or _has(sentence, "death_wish")))
+        if resolved or studying:
+            result.append([])
+            continue
+        historical = _has(sentence, "historical") and not _has(sentence, "recent")
+        # "I'm hanging in there", "killing time": words inside an idiom mean something else.
+        idioms = [(m.start, m.end) for m in sentence.mentions if m.concept == "idiom"]
+        kept = [
+            m for m in sentence.mentions
+            if m.concept not in _MODIFIER_CONCEPTS
+            and not historical
+            and not any(m.start < end and start < m.end for start, end in idioms)
+            and not _negated(sentence, m)
+            and not _hypothetical(sentence, m)
+            and (m.concept in _OWNERLESS or _speaker_inside(sentence, m)
+                 or not _about_someone_else(sentence, m))
+        ]
+        result.append(kept)
+    return result
+
+
+# ---------------------------------------------------------------------------------------------
+# Kinds from combinations of asserted concepts
+# ---------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ConceptFinding:
+    kind: str  # a crisis kind, or REVIEW for a softer cue
+    imminent: bool
+    quote: str
+    cue: str = ""  # for REVIEW: burden, farewell or hopeless
+
+
+REVIEW = "review"
+_SUICIDAL = frozenset({"self_kill", "death_wish", "method", "plan", "preparation"})
+_MEANS_OR_METHOD = frozenset({"method", "method_weak", "means"})
+_LONG_PLAN_TOKENS = 4
+
+
+def _quote(sentence: _Sentence, mention: Mention, words: int) -> str:
+    start = max(sentence.offset, mention.start - 3) - sentence.offset
+    return " ".join(sentence.words[start:start + words])
+
+
+def _cut_is_self_harm(sentence: _Sentence, mention: Mention) -> bool:
+    if sentence.stems[mention.start - sentence.offset] != "cut":
+        return False
+    following = sentence.words[mention.end - sentence.offset:mention.end - sentence.offset + 2]
+    if following and following[0] in ("my", "on"):
+        return len(following) > 1 and following[1] in _BODY_PARTS
+    if following and following[0] in _CUT_OBJECTS:
+        return False
+    return any(word in _FIRST_PERSON for word in sentence.words)
+
+
+def _death_is_wished(sentence: _Sentence, mention: Mention, concepts: list[Mention]) -> bool:
+    if any(m.concept == "burden" and m.start <= mention.start < m.end for m in concepts):
+        return False  # "I'm dead weight" is burden, a review cue
+    after = sentence.words[mention.end - sentence.offset:mention.end - sentence.offset + 1]
+    if after and after[0] in _IDIOM_AFTER_DEATH:
+        return False
+    wishes = [m for m in concepts if m.concept == "desire" and m.start < mention.start]
+    if sentence.stems[mention.start - sentence.offset:mention.end - sentence.offset] == \
+            ["wake", "up"]:
+        return any("not" in sentence.words[m.start - sentence.offset:m.end - sentence.offset]
+                   for m in wishes)
+    return bool(wishes)
+
+
+def find(text: str, quote_words: int, earlier_context: bool = False) -> list[ConceptFinding]:
+    """Crisis kinds and review cues asserted in one patient turn."""
+    return find_in(read_turn(text), quote_words, earlier_context)
+
+
+def find_in(sentences: list[_Sentence], quote_words: int, earlier_context: bool = False
+            ) -> list[ConceptFinding]:
+    """``find`` for a turn already read with ``read_turn``."""
+    asserted = asserted_concepts(sentences)
+    findings: list[ConceptFinding] = []
+    context = earlier_context
+    for index, (sentence, concepts) in enumerate(zip(sentences, asserted, strict=True)):
+        low, high = max(0, index - NEIGHBOUR_SENTENCES), index + NEIGHBOUR_SENTENCES + 1
+        window = {m.concept for near in asserted[low:high] for m in near}
+        own = {m.concept for m in concepts}
+        timed = "time" in window
+        first = {m.concept: m for m in reversed(concepts)}
+
+        def add(kind: str, mention: Mention, imminent: bool = False, cue: str = "",
+                sentence: _Sentence = sentence) -> None:
+            findings.append(ConceptFinding(kind, imminent, _quote(sentence, mention, quote_words),
+                                           cue))
+
+        # A bare topic ("The self-harm stuff?") discloses nothing without "I" or a time.
+        accidental = _has(sentence, "accident") or not (
+            set(sentence.words) & _FIRST_PERSON or _has(sentence, "recent"))
+        for mention in () if accidental else concepts:
+            if mention.concept == "self_harm_act" or (
+                mention.concept == "self_harm_cue" and _cut_is_self_harm(sentence, mention)
+            ):
+                add("self_harm", mention)
+                break
+        for mention in concepts:
+            idiom = set(sentence.words[mention.end - sentence.offset:][:1]) & _IDIOM_AFTER_DEATH
+            if (mention.concept == "death_wish" and not idiom) or (
+                mention.concept == "death_weak" and _death_is_wished(sentence, mention, concepts)
+            ):
+                add("wish_to_be_dead", mention)
+                context = True
+                break
+        act = first.get("self_kill")
+        if act is None and "self_kill_weak" in own and window & {
+            "intent", "commitment", "desire", "purpose", "plan", "thought", "possession", "means",
+            "time", "preparation"
+        }:
+            act = first["self_kill_weak"]
+        if act is not None and set(sentence.words[act.end - sentence.offset:][:1]) & \
+                _IDIOM_AFTER_ACT:
+            act = None  # "end it with Tom", "killing myself at the gym"
+        if act is not None and act.end - act.start == 1 and \
+                sentence.stems[act.start - sentence.offset] in _TOPIC_WORDS and not (
+                    window & {"thought", "desire", "intent", "plan"}
+                    or sentence.words[act.start - sentence.offset - 1:act.start - sentence.offset]
+                    in (["am"], ["feel"], ["feeling"], ["be"])):
+            act = None  # "suicide runs in my family", "what suicide means"
+        if act is None and "act_pronoun" in own and (
+            context or window & _SUICIDAL or "commitment" in window
+            or ("intent" in own and timed)
+        ):
+            act = first["act_pronoun"]
+        if act is None and "past_act" in own and own & {"method", "method_weak"}:
+            # "I swallowed a bottle of my antidepressants": the act named by its means.
+            act = first["past_act"]
+        if act is not None:
+            context = True
+            if "past_act" in own:
+                add("past_attempt", act)
+            elif own & {"intent", "commitment"} or "commitment" in window:
+                add("intent", act, imminent=timed)
+                if timed:
+                    add("plan", act, imminent=True)
+            elif "plan" in window:
+                add("plan", act, imminent=timed or bool(window & _MEANS_OR_METHOD))
+            elif act.concept != "self_kill" or any(w in _FIRST_PERSON for w in sentence.words) \
+                    or window & {"thought", "desire"}:
+                add("suicidal_ideation", act)
+        method = first.get("method")
+        if method is not None and (window & {"thought", "desire", "plan", "intent"}
+                                   or "means" in own):
+            add("method", method)
+            context = True
+        elif "method_weak" in own and (context or window & {"self_kill", "death_wish", "plan"}):
+            add("method", first["method_weak"])
+        means = first.get("means")
+        if method is None and means is not None and "purpose" in own and window & {
+                "thought", "desire", "intent", "plan"}:
+            add("method", means)  # "using my dad's gun on myself"
+            context = True
+        if means is not None and "possession" in window and (
+            window & {"purpose", "self_kill", "self_kill_weak", "death_wish"}
+        ):
+            add("means_access", means,
+                imminent=bool(window & {"time", "commitment", "plan", "preparation"}))
+            context = True
+        plans = [m for m in concepts if m.concept == "plan"]
+        plan = max(plans, key=lambda m: m.end - m.start) if plans else None
+        if plan is not None and len(sentence.words) > 1 and (
+            window & {"self_kill", "self_kill_weak", "method", "method_weak", "means",
+                      "act_pronoun", "preparation"}
+            or (context and "time" in window)
+            or plan.end - plan.start >= _LONG_PLAN_TOKENS
+        ):
+            add("plan", plan, imminent=timed or bool(window & _MEANS_OR_METHOD))
+            context = True
+        preparation = first.get("preparation")
+        if preparation is None and "preparation_weak" in own and (
+            context or window & {"method", "method_weak", "means", "self_kill", "death_wish",
+                                 "preparation"}
+        ):
+            preparation = first["preparation_weak"]
+        if preparation is not None:
+            add("plan", preparation, imminent=bool(window & _MEANS_OR_METHOD) or timed)
+            context = True
+        for cue in ("burden", "hopeless", "farewell"):
+            if cue in own:
+                add(REVIEW, first[cue], cue=cue)
+    return findings

@@ -1,0 +1,92 @@
+"""Crisis detection measured on statements written apart from the detector (README figures).
+
+Only the tuning half was looked at while the detector was changed; the held-out half is
+measured here and nowhere read. Run with ``-s`` to see the figures. Measured twice: the
+detector alone, and through ``POST /api/therapy/analyze-session`` with the hosted path on a
+model server (real ``openai`` client, 127.0.0.1) that rates every statement "low", as in the
+issue.
+"""
+
+from __future__ import annotations
+
+import time
+
+from services.analysis.crisis import apply_safety_floor, detect_crisis
+from services.analysis.crisis.phrases import detect_phrases
+from tests.conftest import bearer
+from tests.services.crisis_blind import HELD_OUT, TUNING, measure, split_blind_set
+
+ANALYZE_URL = "/api/therapy/analyze-session"
+
+# The issue's goals (recall >= 90 %, false alarms <= 10 %) are NOT met on the held-out half:
+# measured once after the lexicons were generalised, 47/74 (64 %) and 5/55 (9 %). These floors
+# guard the measured figures against regression; they are not the goals.
+MEASURED_MIN_RECALL = 0.63
+MEASURED_MAX_FALSE_ALARMS = 0.10
+
+
+def _level(statement: dict) -> str:
+    """The level the analysis reports for the statement as a patient line, over a "low"."""
+    assessment = detect_crisis(f"Patient: {statement['text']}")
+    return apply_safety_floor({"level": "low"}, assessment)["level"]
+
+
+def _figures(half: str):
+    statements = split_blind_set()[half]
+    return measure(statements, [_level(statement) for statement in statements])
+
+
+def test_split_is_stable_and_covers_every_kind():
+    halves = split_blind_set()
+    tuning_ids = {s["id"] for s in halves[TUNING]}
+    held_ids = {s["id"] for s in halves[HELD_OUT]}
+    assert not tuning_ids & held_ids
+    assert {s["kind"] for s in halves[TUNING]} == {s["kind"] for s in halves[HELD_OUT]}
+    assert abs(len(tuning_ids) - len(held_ids)) <= 5
+    assert split_blind_set()[HELD_OUT] == halves[HELD_OUT]
+
+
+def test_blind_set_figures():
+    tuning, held_out = _figures(TUNING), _figures(HELD_OUT)
+    print(f"\ntuning half:   {tuning.line()}\nheld-out half: {held_out.line()}")
+    assert held_out.recall >= MEASURED_MIN_RECALL
+    assert held_out.false_alarm_rate <= MEASURED_MAX_FALSE_ALARMS
+
+
+def test_concept_reading_catches_more_than_the_phrases_alone_on_the_held_out_half():
+    statements = split_blind_set()[HELD_OUT]
+    phrases = measure(statements, [detect_phrases(f"Patient: {s['text']}").level or "low"
+                                   for s in statements])
+    combined = _figures(HELD_OUT)
+    print(f"\nheld-out, phrases only: {phrases.line()}")
+    assert combined.caught >= 2 * phrases.caught
+
+
+def _endpoint_figures(client, headers, half: str):
+    statements = split_blind_set()[half]
+    levels = []
+    for statement in statements:
+        response = client.post(ANALYZE_URL, headers=headers, json={
+            "session_transcript": f"Patient: {statement['text']}"})
+        assert response.status_code == 200
+        assert response.json["provider"] == "openai"
+        levels.append(response.json["riskAssessment"]["level"])
+    return measure(statements, levels)
+
+
+def test_blind_set_through_the_endpoint_with_a_model_answering_low(make_app, fake_openai,
+                                                                     make_token, org):
+    """Every statement of both halves, one request each, over one app and one model server."""
+    assert fake_openai.default.content is not None and '"level": "low"' in \
+        fake_openai.default.content
+    app = make_app(OPENAI_API_KEY="sk-test-key", OPENAI_BASE_URL=fake_openai.base_url,
+                   OPENAI_TIMEOUT_S=5.0, RATELIMIT_ENABLED=False)
+    client, headers = app.test_client(), bearer(make_token(org, "analysis:run"))
+    started = time.perf_counter()
+    held_out = _endpoint_figures(client, headers, HELD_OUT)
+    tuning = _endpoint_figures(client, headers, TUNING)
+    print(f"\nthrough the endpoint ({time.perf_counter() - started:.1f} s)\n"
+          f"tuning half:   {tuning.line()}\nheld-out half: {held_out.line()}")
+    assert held_out == _figures(HELD_OUT) and tuning == _figures(TUNING)
+    assert held_out.recall >= MEASURED_MIN_RECALL
+    assert held_out.false_alarm_rate <= MEASURED_MAX_FALSE_ALARMS
