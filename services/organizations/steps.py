@@ -8,11 +8,9 @@ FHIR server) call it first, with an idempotency key where the peer takes one, th
 
 from __future__ import annotations
 
-import importlib
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from types import ModuleType
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -34,7 +32,10 @@ from services import audit
 from services.billing import processor
 from services.organizations import accounts
 from services.organizations.quotas import DEFAULT_PLAN, PLANS, plan_quotas
+from services.outbound import endpoints
 from services.tokens import create_token, revoke_token
+from services.voice import deployments
+from services.workflows import ready
 
 FHIR_TIMEOUT_S = 5
 FHIR_VERSION_PREFIX = "4.0."
@@ -128,17 +129,6 @@ def request_errors(data: Mapping[str, Any]) -> dict[str, list[str]]:
     return errors
 
 
-def optional_domain(module: str, domain: str) -> ModuleType:
-    """The module of a domain that may not be installed in this build; a step that needs a
-    missing one is skipped with the reason, never reported as done."""
-    try:
-        return importlib.import_module(module)
-    except ModuleNotFoundError as error:
-        if error.name and (module == error.name or module.startswith(error.name + ".")):
-            raise StepSkipped(f"{domain} not installed") from error
-        raise
-
-
 # ---- the steps -------------------------------------------------------------------------
 
 
@@ -215,7 +205,6 @@ def seed_note_templates(ctx: StepContext) -> dict:
 
 
 def seed_agent_workflows(ctx: StepContext) -> dict:
-    ready = optional_domain("services.workflows.ready", "workflows")
     seeded = ready.seed_ready_workflows(ctx.organization.id)
     return {"workflow_ids": [getattr(w, "id", str(w)) for w in seeded]}
 
@@ -224,7 +213,6 @@ def create_voice_deployment(ctx: StepContext) -> dict:
     voice = ctx.request.get("voice")
     if not voice:
         raise StepSkipped("no voice deployment requested")
-    deployments = optional_domain("services.voice.deployments", "voice")
     deployment = deployments.ensure_deployment(
         ctx.organization.id, name=f"{ctx.request['name'].strip()} intake",
         phone_number=voice["phone_number"], webhook_url=voice.get("webhook_url"))
@@ -235,7 +223,6 @@ def configure_outbound_webhooks(ctx: StepContext) -> dict:
     url = (ctx.request.get("voice") or {}).get("webhook_url")
     if not url:
         raise StepSkipped("no webhook_url requested")
-    endpoints = optional_domain("services.outbound.endpoints", "outbound webhooks")
     endpoint = endpoints.ensure_endpoint(ctx.organization.id, url)
     return {"endpoint_id": endpoint.id}
 
@@ -365,12 +352,12 @@ def _revoke_admin_token(ctx: StepContext, output: dict) -> None:
 
 
 def _delete_voice_deployment(ctx: StepContext, output: dict) -> None:
-    optional_domain("services.voice.deployments", "voice").delete_deployment(
+    deployments.delete_deployment(
         output["deployment_id"])
 
 
 def _remove_outbound_endpoint(ctx: StepContext, output: dict) -> None:
-    optional_domain("services.outbound.endpoints", "outbound webhooks").remove_endpoint(
+    endpoints.remove_endpoint(
         output["endpoint_id"])
 
 

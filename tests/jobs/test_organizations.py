@@ -83,12 +83,10 @@ def test_provisioning_runs_sixteen_steps_and_gives_a_working_token(
                  "configure_ehr_integration", "enable_audit_logging", "run_health_checks",
                  "activate_organization"):
         assert steps[name] == "done", (name, body)
-    # No voice requested; the workflows domain is not part of this build.
+    # No voice requested: no deployment, no endpoint; the ready workflows are seeded.
     assert steps["create_voice_deployment"] == "skipped"
     assert steps["configure_outbound_webhooks"] == "skipped"
-    skipped = {s["name"]: s["error"] for s in body["steps"] if s["status"] == "skipped"}
-    assert "not installed" in skipped["seed_agent_workflows"] or \
-        steps["seed_agent_workflows"] == "done"
+    assert steps["seed_agent_workflows"] == "done"
 
     token = body["result"]["admin_token"]
     assert token.startswith("cws_") and not token.endswith("…")
@@ -216,26 +214,19 @@ def test_worker_killed_mid_job_resumes_at_its_step(make_app, app_config):
     assert authenticate(body["result"]["admin_token"]).organization_id == organization_id
 
 
-def _installed(module: str) -> bool:
-    import importlib.util
-
-    try:
-        return importlib.util.find_spec(module) is not None
-    except ModuleNotFoundError:
-        return False
-
-
-@pytest.mark.skipif(_installed("services.voice.deployments"),
-                    reason="the voice domain is part of this build")
-def test_requested_voice_without_the_voice_domain_is_skipped_not_done(make_app):
-    app = make_app(PROVISIONING_RETRY_DELAYS_S=FAST_RETRIES)
+def test_requested_voice_line_gets_its_deployment_and_webhook_endpoint(make_app):
+    app = make_app(PROVISIONING_RETRY_DELAYS_S=FAST_RETRIES, ALLOW_PRIVATE_WEBHOOK_URLS=True)
     client = app.test_client()
     job_id = _provision(client, voice={"phone_number": "+15551230000",
-                                       "webhook_url": "https://clinic.example/hooks"})
+                                       "webhook_url": "http://127.0.0.1:9/hooks"})
     drain(app)
     body = _status(client, job_id)
-    assert body["status"] == "succeeded"
-    reasons = {s["name"]: (s["status"], s["error"]) for s in body["steps"]}
-    assert reasons["create_voice_deployment"] == ("skipped", "voice not installed")
-    assert reasons["configure_outbound_webhooks"][0] == "skipped"
-    assert "not installed" in reasons["configure_outbound_webhooks"][1]
+    assert body["status"] == "succeeded", body
+    steps = _steps(body)
+    assert steps["create_voice_deployment"] == "done"
+    assert steps["configure_outbound_webhooks"] == "done"
+    token = bearer(body["result"]["admin_token"])
+    lines = client.get("/api/voice/deployments", headers=token).json
+    assert [d["phone_number"] for d in lines] == ["+15551230000"]
+    workflows = client.get("/api/agent-workflows", headers=token).json
+    assert {w["name"] for w in workflows} >= {"Post-visit documentation", "Intake triage"}
