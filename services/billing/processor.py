@@ -13,7 +13,7 @@ import stripe
 
 from models.base import db
 from models.organizations import Organization
-from services.errors import UpstreamFailure
+from services.errors import DomainError, Unprocessable, UpstreamFailure
 
 logger = logging.getLogger(__name__)
 
@@ -34,13 +34,19 @@ def client(config: Mapping[str, Any]) -> stripe.StripeClient:
         max_network_retries=NETWORK_RETRIES)
 
 
-def upstream_error(error: stripe.StripeError) -> UpstreamFailure:
-    """The processor's own message, as a 502."""
+def upstream_error(error: stripe.StripeError) -> DomainError:
+    """The processor's own message. What the processor refuses about the client's own input (a
+    payment method that does not exist, a declined card) is the client's 422 on
+    `payment_method`; anything else (unreachable, its 5xx, our key refused) is a 502."""
     message = getattr(error, "user_message", None) or str(error) or "processor error"
-    logger.warning("payment processor error %s (%s)", type(error).__name__,
-                   getattr(error, "code", None))
+    code = getattr(error, "code", None)
+    logger.warning("payment processor error %s (%s)", type(error).__name__, code)
+    if isinstance(error, stripe.CardError | stripe.InvalidRequestError) and \
+            not isinstance(error, stripe.AuthenticationError):
+        return Unprocessable(f"Payment processor: {message}", field="payment_method",
+                             extra={"processor_code": code})
     return UpstreamFailure(f"Payment processor: {message}", status=502,
-                           extra={"processor_code": getattr(error, "code", None)})
+                           extra={"processor_code": code})
 
 
 def customer_id(organization: Organization) -> str | None:

@@ -89,14 +89,25 @@ def test_expired_card_is_422_and_not_attached(billing, fake_stripe):
     assert fake_stripe.payment_methods["pm_card_old"]["customer"] is None
 
 
-def test_processor_error_is_502_with_its_message(billing, fake_stripe):
+def test_processor_refusing_the_clients_input_is_422_with_its_message(billing, fake_stripe):
     client, headers, _ = billing
     missing = _add(client, headers, "pm_unknown")
-    assert missing.status_code == 502
+    assert missing.status_code == 422
     assert "No such PaymentMethod: 'pm_unknown'" in missing.json["message"]
+    assert "payment_method" in missing.json["errors"]["json"]
     fake_stripe.fail_next(402, "card_error", "card_declined", "Your card was declined.")
     declined = _add(client, headers)
-    assert declined.status_code == 502 and "Your card was declined." in declined.json["message"]
+    assert declined.status_code == 422 and "Your card was declined." in declined.json["message"]
+    assert PaymentMethod.select().count() == 0
+
+
+def test_processor_failure_is_502_with_its_message(billing, fake_stripe):
+    client, headers, _ = billing
+    for _ in range(2):  # the client retries a 500 once
+        fake_stripe.fail_next(500, "api_error", "internal", "Something went wrong on our end.")
+    failed = _add(client, headers)
+    assert failed.status_code == 502
+    assert "Something went wrong" in failed.json["message"]
     assert PaymentMethod.select().count() == 0
 
 
