@@ -129,9 +129,111 @@ def _safety(workdir: Path, duration_s: int, connections: int) -> list[Row]:
     return safety_figures(workdir, duration_s, connections)
 
 
+def _fresh_storage(workdir: Path) -> tuple[dict, Callable[[], None]]:
+    """An app configuration on a database and Redis of its own (PostgreSQL + Redis from the
+    environment, or SQLite + the embedded Redis), and how to drop them afterwards."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    config = {"INSTANCE_PATH": str(workdir / "instance"), "LOG_LEVEL": "WARNING",
+              "RATELIMIT_ENABLED": False, "QUEUE_PREFIX": f"bench-{workdir.name}-"}
+    pg_url = os.environ.get("TEST_DATABASE_URL")
+    if not pg_url:
+        return config, lambda: None
+    from tests.e2e.service import _pg_admin
+
+    name = f"cws_bench_{os.getpid()}_{workdir.name}".replace("-", "_")
+    _pg_admin(pg_url, f"CREATE DATABASE {name}")
+    config["DATABASE_URL"] = f"{pg_url.rsplit('/', 1)[0]}/{name}"
+    config["REDIS_URL"] = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379") + "/15"
+    return config, lambda: _pg_admin(pg_url, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+def workflow_figures(workdir: Path, duration_s: int, connections: int) -> list[Row]:
+    from app import create_app
+    from bench import workflow_steps
+
+    config, drop = _fresh_storage(workdir)
+    try:
+        app = create_app({**config, "JOB_SWEEP_AFTER_S": 3600})
+        jobs = 300
+        rates = {**workflow_steps.raw_rq(app.extensions["redis"], jobs),
+                 **workflow_steps.engine(app, jobs, chain=5)}
+    finally:
+        drop()
+    steps, fork = rates["drain app worker, node steps"], rates["drain rq Worker (fork)"]
+    enqueue, plain = rates["enqueue jobs.queue.enqueue"], rates["enqueue Queue.enqueue"]
+    return [
+        Row("workflow node steps, 1 worker", steps, "RQ forking Worker no-op jobs/s", fork,
+            "steps/s", goal=">= 2x", met=steps / fork >= 2),
+        Row("workflow node steps, 1 worker", steps, "RQ SimpleWorker no-op jobs/s",
+            rates["drain rq SimpleWorker"], "steps/s"),
+        Row("durable enqueue (row + push)", enqueue, "Queue.enqueue jobs/s", plain, "jobs/s",
+            goal=">= 0.5x", met=enqueue / plain >= 0.5),
+    ]
+
+
+def voice_figures(workdir: Path, duration_s: int, connections: int) -> list[Row]:
+    from bench import voice_ingest
+
+    result = voice_ingest.measure(events=1000, concurrency=connections * 2, rate=200.0,
+                                  seconds=duration_s, assistant_requests=200)
+    (_, bare_rate, _, bare_p99), (_, rate, _, p99) = result["rows"]
+    assistant_p99 = voice_ingest.pct(result["assistant"], 0.99)
+    return [
+        Row("signed transcript events", rate, "bare HMAC endpoint events/s", bare_rate,
+            "events/s", goal=">= 0.5x", met=rate / bare_rate >= 0.5),
+        Row("signed transcript events at 200/s, p99", p99, "bare HMAC endpoint p99 ms",
+            bare_p99, "ms", goal="< 50 ms", met=p99 < 50),
+        Row("assistant-request p99", assistant_p99, "-", None, "ms", goal="< 50 ms",
+            met=assistant_p99 < 50),
+    ]
+
+
+def organization_figures(workdir: Path, duration_s: int, connections: int) -> list[Row]:
+    import statistics
+    from datetime import UTC, datetime, timedelta
+
+    from app import create_app
+    from bench import provisioning_usage as bench_orgs
+    from models.base import db
+    from models.organizations import Organization
+    from services.organizations import create_organization
+    from services.organizations.usage import usage_report
+
+    config, drop = _fresh_storage(workdir)
+    try:
+        config["PLATFORM_ADMIN_TOKEN"] = bench_orgs.PLATFORM_TOKEN
+        app = create_app(config)
+        with app.app_context():
+            provisioning = bench_orgs.bench_provisioning(app, config, 5)
+        with app.app_context(), db.connection_context():
+            org = create_organization(f"Usage Bench {time.time_ns()}")
+            Organization.update(timezone="America/New_York").where(
+                Organization.id == org.id).execute()
+            org = Organization.get_by_id(org.id)
+            others = [create_organization(f"Other {i} {time.time_ns()}").id for i in range(3)]
+            end = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+            start = end - timedelta(days=bench_orgs.WINDOW_DAYS)
+            bench_orgs._insert_events(org.id, others, 1_000_000, start)
+            report = bench_orgs._timed(lambda: usage_report(org, start, end, "day"), 10)
+            plain = bench_orgs._timed(lambda: bench_orgs._hand_written(org.id, start, end), 10)
+    finally:
+        drop()
+    provision_ms = statistics.median(provisioning) * 1000
+    report_ms, plain_ms = statistics.median(report) * 1000, statistics.median(plain) * 1000
+    return [
+        Row("provisioning end to end, 1 worker (p50 of 5)", provision_ms, "-", None, "ms",
+            goal="< 2000 ms", met=provision_ms < 2000),
+        Row("usage, 1M events, 30 days by day (p50)", report_ms,
+            "hand-written GROUP BY ms", plain_ms, "ms", goal="< 150 ms", met=report_ms < 150),
+    ]
+
+
 GROUPS: dict[str, Callable[[Path, int, int], list[Row]]] = {
     "http": http_figures,
     "safety": _safety,
+    "workflows": workflow_figures,
+    "voice": voice_figures,
+    "organizations": organization_figures,
 }
 
 

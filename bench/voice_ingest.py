@@ -117,15 +117,9 @@ def start_bare(workdir: Path) -> tuple[subprocess.Popen, str]:
     raise RuntimeError("the bare endpoint did not start")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--events", type=int, default=2000)
-    parser.add_argument("--concurrency", type=int, default=16)
-    parser.add_argument("--rate", type=float, default=200.0)
-    parser.add_argument("--seconds", type=float, default=10.0)
-    parser.add_argument("--assistant-requests", type=int, default=300)
-    args = parser.parse_args()
-
+def measure(events: int, concurrency: int, rate: float, seconds: float,
+            assistant_requests: int) -> dict:
+    """Both endpoints' throughput and open-loop latency, and assistant-request's latency."""
     workdir = Path(tempfile.mkdtemp(prefix="cws-voice-bench-"))
     service = Service(workdir / "service", extra_env={
         "VOICE_WEBHOOK_SECRET": SECRET, "RATELIMIT_ENABLED": "false"}).start()
@@ -138,11 +132,11 @@ def main() -> None:
         rows = []
         offset = 0
         for name, base in (("bare HMAC endpoint", bare_base), ("service webhook", service.base)):
-            rate = throughput(base, args.events, args.concurrency, offset)
-            offset += args.events
-            latencies = open_loop(base, args.rate, args.seconds, offset)
+            throughput_rate = throughput(base, events, concurrency, offset)
+            offset += events
+            latencies = open_loop(base, rate, seconds, offset)
             offset += len(latencies)
-            rows.append((name, rate, pct(latencies, 0.5), pct(latencies, 0.99)))
+            rows.append((name, throughput_rate, pct(latencies, 0.5), pct(latencies, 0.99)))
 
         body = body_of(Call("bench-assistant", line=LINE).message("assistant-request", 0))
         headers = {"Content-Type": "application/json",
@@ -155,12 +149,25 @@ def main() -> None:
             assert response.status_code == 200 and "assistant" in response.json()
             return time.perf_counter() - started
 
-        assistant = sequential(assistant_request, args.assistant_requests)
+        assistant = sequential(assistant_request, assistant_requests)
     finally:
         os.killpg(bare.pid, 15)
         service.stop()
+    return {"kind": service.kind, "rows": rows, "assistant": assistant}
 
-    print(f"signed transcript events ({service.kind} storage; throughput: {args.events} "
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--events", type=int, default=2000)
+    parser.add_argument("--concurrency", type=int, default=16)
+    parser.add_argument("--rate", type=float, default=200.0)
+    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--assistant-requests", type=int, default=300)
+    args = parser.parse_args()
+    result = measure(args.events, args.concurrency, args.rate, args.seconds,
+                     args.assistant_requests)
+    rows, assistant = result["rows"], result["assistant"]
+    print(f"signed transcript events ({result['kind']} storage; throughput: {args.events} "
           f"events, {args.concurrency} clients; latency: {args.rate:.0f} events/s for "
           f"{args.seconds:.0f} s)")
     print(f"{'endpoint':<22}{'events/s':>10}{'p50 ms':>10}{'p99 ms':>10}")
