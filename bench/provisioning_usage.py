@@ -137,6 +137,29 @@ def _timed(func, runs: int) -> list[float]:
     return times
 
 
+def measure(app, config: dict, events: int, runs: int, provisionings: int) -> dict:
+    """Provisioning times, then the usage report and the hand-written GROUP BY over `events`."""
+    with app.app_context():
+        provisioning = bench_provisioning(app, config, provisionings)
+    with app.app_context(), db.connection_context():
+        org = create_organization(f"Usage Bench {time.time_ns()}")
+        Organization.update(timezone="America/New_York").where(
+            Organization.id == org.id).execute()
+        org = Organization.get_by_id(org.id)
+        others = [create_organization(f"Other {i} {time.time_ns()}").id for i in range(3)]
+        end = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+        start = end - timedelta(days=WINDOW_DAYS)
+        loading = time.perf_counter()
+        _insert_events(org.id, others, events, start)
+        loaded = time.perf_counter() - loading
+        report = _timed(lambda: usage_report(org, start, end, "day"), runs)
+        plain = _timed(lambda: _hand_written(org.id, start, end), runs)
+        answer = usage_report(org, start, end, "day")
+        check = sum(row[2] for row in _hand_written(org.id, start, end))
+    return {"provisioning": provisioning, "report": report, "plain": plain, "loaded": loaded,
+            "same_total": sum(answer["totals"].values()) == check, "total": check}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--events", type=int, default=1_000_000)
@@ -150,40 +173,22 @@ def main() -> None:
         config["DATABASE_URL"] = os.environ["DATABASE_URL"]
     app = create_app(config)
     engine = "postgresql" if app.config["DATABASE_URL"].startswith("postgres") else "sqlite"
-
-    with app.app_context():
-        provisioning = bench_provisioning(app, config, args.provisionings)
-
-    with app.app_context(), db.connection_context():
-        org = create_organization(f"Usage Bench {time.time_ns()}")
-        Organization.update(timezone="America/New_York").where(
-            Organization.id == org.id).execute()
-        org = Organization.get_by_id(org.id)
-        others = [create_organization(f"Other {i} {time.time_ns()}").id for i in range(3)]
-        end = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
-        start = end - timedelta(days=WINDOW_DAYS)
-        loading = time.perf_counter()
-        _insert_events(org.id, others, args.events, start)
-        loaded = time.perf_counter() - loading
-        report = _timed(lambda: usage_report(org, start, end, "day"), args.runs)
-        plain = _timed(lambda: _hand_written(org.id, start, end), args.runs)
-        answer = usage_report(org, start, end, "day")
-        check = sum(row[2] for row in _hand_written(org.id, start, end))
+    result = measure(app, config, args.events, args.runs, args.provisionings)
 
     print(f"engine: {engine}; {args.events:,} events of one organization over {WINDOW_DAYS} "
-          f"days (+{OTHER_ORGS_SHARE:.0%} of other organizations'), loaded in {loaded:.1f} s")
+          f"days (+{OTHER_ORGS_SHARE:.0%} of other organizations'), loaded in "
+          f"{result['loaded']:.1f} s")
     print(f"{'measure':<58}{'p50':>11}{'p95':>11}")
     rows = [
-        ("provisioning, POST to succeeded (1 worker)", provisioning),
-        ("usage report, 30 days by day, org timezone (service)", report),
-        ("hand-written GROUP BY, UTC days (SQL only)", plain),
+        ("provisioning, POST to succeeded (1 worker)", result["provisioning"]),
+        ("usage report, 30 days by day, org timezone (service)", result["report"]),
+        ("hand-written GROUP BY, UTC days (SQL only)", result["plain"]),
     ]
     for label, times in rows:
         ordered = sorted(times)
         p95 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))]
         print(f"{label:<58}{_ms(statistics.median(times)):>11}{_ms(p95):>11}")
-    same = sum(answer["totals"].values()) == check
-    print(f"same total from both: {same} ({check:,})")
+    print(f"same total from both: {result['same_total']} ({result['total']:,})")
 
 
 if __name__ == "__main__":
