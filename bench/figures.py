@@ -70,6 +70,20 @@ class Hello:
         self.process.wait(timeout=30)
 
 
+def _children(pid: int) -> list[int]:
+    """gunicorn's worker processes (the children of its master)."""
+    listed = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True,
+                            text=True).stdout.split()
+    return [int(child) for child in listed] or [pid]
+
+
+def _rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
 def _paired(name: str, hello: Hello, run: Callable[[], load.LoadResult], goal: float,
             duration_s: int, connections: int) -> Row:
     """The hello-world run just before the figure's own, so both see the same machine."""
@@ -116,8 +130,15 @@ def http_figures(workdir: Path, duration_s: int, connections: int) -> list[Row]:
                              f"{base}/api/therapy/analyze-session", method="POST",
                              body=payload, headers=auth, duration_s=duration_s,
                              connections=connections), ANALYSIS_GOAL))
-        return [_paired(name, hello, run, goal, duration_s, connections)
+        rows = [_paired(name, hello, run, goal, duration_s, connections)
                 for name, run, goal in runs]
+        web_rss = max(_rss_mb(pid) for pid in _children(service.web.pid))
+        hello_rss = max(_rss_mb(pid) for pid in _children(hello.process.pid))
+        worker_rss = _rss_mb(service.workers[0].pid)
+        rows.append(Row("web process RSS after the load", web_rss, "hello-world web RSS MB",
+                        hello_rss, "MB"))
+        rows.append(Row("worker process RSS after the load", worker_rss, "-", None, "MB"))
+        return rows
     finally:
         hello.stop()
         service.stop()
