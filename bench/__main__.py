@@ -31,7 +31,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--embedded", action="store_true",
                         help="SQLite + the embedded Redis instead of PostgreSQL + Redis")
-    parser.add_argument("--duration", type=int, default=10, help="seconds per load run")
+    parser.add_argument("--duration", type=int, default=8, help="seconds per load run")
     parser.add_argument("--connections", type=int, default=8)
     parser.add_argument("--only", nargs="*", default=None,
                         help=f"figure groups to run (of: {', '.join(figures.GROUPS)})")

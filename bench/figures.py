@@ -251,5 +251,8 @@ def run_all(workdir: Path, *, duration_s: int, connections: int,
     for name, group in GROUPS.items():
         if only and name not in only:
             continue
+        started = time.monotonic()
         rows.extend(group(workdir / name, duration_s, connections))
+        print(f"bench: {name} measured in {time.monotonic() - started:.0f} s", file=sys.stderr,
+              flush=True)
     return rows

@@ -53,7 +53,8 @@ def _ms(seconds: float) -> str:
 def bench_provisioning(app, config: dict, runs: int) -> list[float]:
     env = {**os.environ, "DATABASE_URL": app.config["DATABASE_URL"],
            "REDIS_URL": app.config["REDIS_URL_EFFECTIVE"],
-           "INSTANCE_PATH": config["INSTANCE_PATH"], "LOG_LEVEL": "WARNING"}
+           "INSTANCE_PATH": config["INSTANCE_PATH"], "LOG_LEVEL": "WARNING",
+           "QUEUE_PREFIX": app.config.get("QUEUE_PREFIX") or ""}
     worker = subprocess.Popen([sys.executable, "-m", "flask", "--app", "app", "worker"],
                               cwd=ROOT, env=env, start_new_session=True,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
