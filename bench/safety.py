@@ -97,4 +97,34 @@ def safety_figures(workdir: Path, duration_s: int, connections: int) -> list[Row
             Row(f"crisis detection p99, {WORDS:,} words, {label}", _p(new, 99),
                 f"{BASELINE_COMMIT} detector", _p(old, 99), "ms"),
         ]
+    rows += _blind_set_rows(baseline)
     return rows
+
+
+def _blind_set_rows(baseline: Callable[[str], object]) -> list[Row]:
+    """Recall and false alarms on the held-out half of the statements written apart from the
+    detector, beside the b27d70d detector on the same statements (a level of high or above
+    counts as escalated, as in the analysis)."""
+    from services.analysis.crisis import apply_safety_floor, detect_crisis
+    from tests.services.crisis_blind import HELD_OUT, measure, split_blind_set
+
+    statements = split_blind_set()[HELD_OUT]
+
+    def levels(detect: Callable[[str], object]) -> list[str]:
+        return [apply_safety_floor({"level": "low"}, detect(f"Patient: {s['text']}"))["level"]
+                if detect is detect_crisis else (detect(f"Patient: {s['text']}").level or "low")
+                for s in statements]
+
+    new, old = measure(statements, levels(detect_crisis)), measure(statements, levels(baseline))
+    return [
+        Row(f"crisis recall, held-out blind half ({new.escalate} statements)", new.recall * 100,
+            f"{BASELINE_COMMIT} detector %", old.recall * 100, "%", goal=">= 90 %",
+            met=new.recall >= 0.9),
+        Row(f"crisis false alarms, held-out blind half ({new.no_escalate} statements)",
+            new.false_alarm_rate * 100, f"{BASELINE_COMMIT} detector %",
+            old.false_alarm_rate * 100, "%", goal="<= 10 %", met=new.false_alarm_rate <= 0.1),
+        Row("intent with a time or plan with means at imminent", new.imminent_caught,
+            f"{BASELINE_COMMIT} detector", old.imminent_caught,
+            f"of {new.imminent_expected}", goal="all",
+            met=new.imminent_caught == new.imminent_expected),
+    ]
