@@ -30,9 +30,11 @@ from models.templates import Template
 from models.tokens import ApiToken
 from services import audit
 from services.billing import processor
+from services.errors import Unprocessable
 from services.organizations import accounts
 from services.organizations.quotas import DEFAULT_PLAN, PLANS, plan_quotas
 from services.outbound import endpoints
+from services.outbound.addresses import AddressRefused, check_destination
 from services.tokens import create_token, revoke_token
 from services.voice import deployments
 from services.workflows import ready
@@ -249,8 +251,12 @@ def set_usage_quotas(ctx: StepContext) -> dict:
     return {"plan": organization.plan}
 
 
-def _capability_statement(base_url: str) -> dict:
+def _capability_statement(base_url: str, allow_private: bool) -> dict:
     url = base_url.rstrip("/") + "/metadata"
+    try:
+        check_destination(url, allow_private)
+    except (AddressRefused, Unprocessable) as error:
+        raise PermanentStepError(f"FHIR server address refused: {error}") from error
     try:
         response = requests.get(url, headers={"Accept": "application/fhir+json"},
                                 timeout=FHIR_TIMEOUT_S, allow_redirects=False)
@@ -277,7 +283,8 @@ def configure_ehr_integration(ctx: StepContext) -> dict:
     ehr = ctx.request.get("ehr")
     if not ehr:
         raise StepSkipped("no EHR requested")
-    statement = _capability_statement(ehr["fhir_base_url"])
+    statement = _capability_statement(ehr["fhir_base_url"],
+                                      bool(ctx.config.get("ALLOW_PRIVATE_WEBHOOK_URLS")))
     software = (statement.get("software") or {}).get("name")
     organization = ctx.organization
     settings = dict(organization.settings or {})

@@ -25,6 +25,8 @@ from pydantic import ValidationError
 from models.base import db, utcnow
 from models.organizations import Organization
 from models.workflows import AgentWorkflow, EhrSync
+from services.errors import Unprocessable
+from services.outbound.addresses import AddressRefused, check_destination
 from services.workflows.conditions import MISSING, lookup
 from services.workflows.nodes import NodeContext, NodeError, TransientNodeError
 
@@ -202,6 +204,13 @@ def sync_execution(config: Mapping[str, Any], context: NodeContext) -> dict[str,
     if not target:
         _update(context.execution_id, status="not_configured", target=None)
         return {"status": "not_configured"}
+    try:
+        # The same guard as webhooks, at send time: the address may have changed since saving.
+        check_destination(target, bool(context.config.get("ALLOW_PRIVATE_WEBHOOK_URLS")))
+    except (AddressRefused, Unprocessable) as exc:
+        error = f"FHIR server address refused: {exc}"
+        _update(context.execution_id, status="failed", last_error=error)
+        raise NodeError(error) from exc
     analysis = _analysis_output(config, context)
     bundle = build_bundle(context.execution_id, analysis, context.state.get("input") or {},
                           _iso(utcnow()))

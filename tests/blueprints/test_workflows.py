@@ -43,7 +43,7 @@ SIMPLE = {"start": "tag", "nodes": [
 
 @pytest.fixture
 def fast_app(make_app):
-    return make_app(JOB_RETRY_INTERVALS_S=[0, 0, 0])
+    return make_app(JOB_RETRY_INTERVALS_S=[0, 0, 0], ALLOW_PRIVATE_WEBHOOK_URLS=True)
 
 
 @pytest.fixture
@@ -222,7 +222,8 @@ def test_llm_node_without_a_model_fails_with_a_clear_error(api, drain):
 def test_llm_node_sends_a_redacted_prompt_to_the_model(make_app, org, make_token, fake_openai):
     from jobs.worker import run_worker
 
-    app = make_app(OPENAI_API_KEY="test-key", OPENAI_BASE_URL=fake_openai.base_url)
+    app = make_app(OPENAI_API_KEY="test-key", OPENAI_BASE_URL=fake_openai.base_url,
+                   ALLOW_PRIVATE_WEBHOOK_URLS=True)
     client = app.test_client()
     headers = bearer(make_token(org, "admin"))
     definition = {"start": "ask", "nodes": [node("ask", "llm", prompt="Summarise this",

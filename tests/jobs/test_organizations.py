@@ -66,7 +66,8 @@ def fake_stripe():
 def test_provisioning_runs_sixteen_steps_and_gives_a_working_token(
         make_app, fhir, fake_stripe):
     app = make_app(STRIPE_API_KEY=API_KEY, STRIPE_API_BASE=fake_stripe.base_url,
-                   PROVISIONING_RETRY_DELAYS_S=FAST_RETRIES)
+                   PROVISIONING_RETRY_DELAYS_S=FAST_RETRIES,
+                   ALLOW_PRIVATE_WEBHOOK_URLS=True)
     client = app.test_client()
     job_id = _provision(client, timezone="America/New_York", plan="starter",
                         ehr={"fhir_base_url": fhir.base_url})
@@ -123,7 +124,8 @@ def test_slug_taken_is_conflict_at_request_time(app, client, org):
 
 def test_transient_fhir_failures_are_retried_and_counted(make_app):
     with FakeFhirMetadata(statuses=[503, 502]) as fhir:
-        app = make_app(PROVISIONING_RETRY_DELAYS_S=FAST_RETRIES)
+        app = make_app(PROVISIONING_RETRY_DELAYS_S=FAST_RETRIES,
+                   ALLOW_PRIVATE_WEBHOOK_URLS=True)
         client = app.test_client()
         job_id = _provision(client, ehr={"fhir_base_url": fhir.base_url})
         drain(app)
@@ -135,7 +137,8 @@ def test_transient_fhir_failures_are_retried_and_counted(make_app):
 
 
 def test_unreachable_fhir_server_fails_and_compensates(make_app):
-    app = make_app(PROVISIONING_RETRY_DELAYS_S=FAST_RETRIES)
+    app = make_app(PROVISIONING_RETRY_DELAYS_S=FAST_RETRIES,
+                   ALLOW_PRIVATE_WEBHOOK_URLS=True)
     client = app.test_client()
     job_id = _provision(client, slug="harbor", ehr={"fhir_base_url": unreachable_base_url()})
     drain(app)
@@ -167,7 +170,7 @@ def test_unreachable_fhir_server_fails_and_compensates(make_app):
 def _start_worker(config: dict, extra: dict) -> subprocess.Popen:
     env = {**os.environ, "DATABASE_URL": config["DATABASE_URL"],
            "REDIS_URL": config["REDIS_URL"], "INSTANCE_PATH": config["INSTANCE_PATH"],
-           "LOG_LEVEL": "WARNING", **extra}
+           "LOG_LEVEL": "WARNING", "ALLOW_PRIVATE_WEBHOOK_URLS": "true", **extra}
     return subprocess.Popen([sys.executable, "-m", "flask", "--app", "app", "worker"],
                             cwd=PROJECT, env=env, start_new_session=True,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -177,7 +180,8 @@ def test_worker_killed_mid_job_resumes_at_its_step(make_app, app_config):
     # The FHIR server answers 503 several times with a slow backoff: the worker is killed
     # while the job sits in step 13, after twelve steps are recorded as done.
     with FakeFhirMetadata(statuses=[503, 503]) as fhir:
-        app = make_app(JOB_RETRY_INTERVALS_S=[0, 0], PROVISIONING_RETRY_DELAYS_S=FAST_RETRIES)
+        app = make_app(JOB_RETRY_INTERVALS_S=[0, 0], PROVISIONING_RETRY_DELAYS_S=FAST_RETRIES,
+                   ALLOW_PRIVATE_WEBHOOK_URLS=True)
         client = app.test_client()
         job_id = _provision(client, ehr={"fhir_base_url": fhir.base_url})
         worker = _start_worker(app_config, {"PROVISIONING_RETRY_DELAYS_S": "30"})
@@ -230,3 +234,19 @@ def test_requested_voice_line_gets_its_deployment_and_webhook_endpoint(make_app)
     assert [d["phone_number"] for d in lines] == ["+15551230000"]
     workflows = client.get("/api/agent-workflows", headers=token).json
     assert {w["name"] for w in workflows} >= {"Post-visit documentation", "Intake triage"}
+
+
+def test_fhir_server_on_a_private_address_is_refused_without_the_setting(make_app, fhir):
+    """The EHR check gets the webhooks' SSRF guard: a loopback FHIR URL fails provisioning
+    (compensated, nothing left active) unless ALLOW_PRIVATE_WEBHOOK_URLS is set."""
+    app = make_app(PROVISIONING_RETRY_DELAYS_S=FAST_RETRIES)
+    client = app.test_client()
+    job_id = _provision(client, ehr={"fhir_base_url": fhir.base_url})
+    drain(app)
+    body = _status(client, job_id)
+    assert body["status"] == "failed"
+    failed = {s["name"]: s["error"] for s in body["steps"] if s["status"] == "failed"}
+    assert "address refused" in failed["configure_ehr_integration"]
+    with app.app_context():
+        organization = Organization.get_by_id(body["organization_id"])
+        assert organization.status == "failed"

@@ -21,14 +21,14 @@ TRANSCRIPT = "Clinician: How are you?\nPatient: Better. My PHQ-9 was 8 this week
 def _start_worker(config: dict) -> subprocess.Popen:
     env = {**os.environ, "DATABASE_URL": config["DATABASE_URL"],
            "REDIS_URL": config["REDIS_URL"], "INSTANCE_PATH": config["INSTANCE_PATH"],
-           "LOG_LEVEL": "WARNING"}
+           "LOG_LEVEL": "WARNING", "ALLOW_PRIVATE_WEBHOOK_URLS": "true"}
     return subprocess.Popen([sys.executable, "-m", "flask", "--app", "app", "worker"],
                             cwd=PROJECT, env=env, start_new_session=True,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 def test_step_of_a_killed_worker_is_requeued_and_completes_once(make_app, app_config, org):
-    app = make_app(JOB_RETRY_INTERVALS_S=[0, 0, 0])
+    app = make_app(JOB_RETRY_INTERVALS_S=[0, 0, 0], ALLOW_PRIVATE_WEBHOOK_URLS=True)
     with FakeFhirServer() as fhir:
         fhir.delay_next(60)  # the first sync hangs: the worker is killed while it waits
         with app.app_context():
@@ -55,3 +55,32 @@ def test_step_of_a_killed_worker_is_requeued_and_completes_once(make_app, app_co
         assert len(fhir.requests) == 2
         assert sum(fhir.created.values()) == len(fhir.bundles[0]["entry"])
 
+
+def test_ehr_sync_to_a_private_address_is_refused_without_the_setting(make_app, run_worker):
+    """The FHIR server gets the webhooks' SSRF guard: a loopback URL fails the node unless
+    ALLOW_PRIVATE_WEBHOOK_URLS is set, and nothing is sent."""
+    from tests.fakes.fhir_server import FakeFhirServer
+
+    app = make_app(JOB_RETRY_INTERVALS_S=[0, 0, 0])
+    with FakeFhirServer() as fhir, app.app_context():
+        client = app.test_client()
+        from services.organizations import create_organization
+        from services.tokens import create_token
+
+        org = create_organization("Guarded Clinic")
+        headers = {"Authorization": f"Bearer {create_token(org.id, ['admin'])[1]}"}
+        definition = {"start": "sync", "nodes": [
+            {"id": "sync", "type": "ehr_sync", "config": {}, "next": "done"},
+            {"id": "done", "type": "end", "config": {}, "next": None}]}
+        workflow = client.post("/api/agent-workflows", headers=headers, json={
+            "name": "Sync", "definition": definition, "fhir_base_url": fhir.base_url}).json
+        execution = client.post(f"/api/agent-workflows/{workflow['id']}/executions",
+                                headers=headers, json={"input": {}}).json
+        run_worker()
+        state = client.get(f"/api/agent-workflows/executions/{execution['id']}",
+                           headers=headers).json
+        sync = client.get(f"/api/agent-workflows/executions/{execution['id']}/sync-status",
+                          headers=headers).json
+    assert state["status"] == "failed"
+    assert "address refused" in (state["error"] or "")
+    assert sync["status"] == "failed" and fhir.requests == []
