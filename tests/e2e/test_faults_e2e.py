@@ -4,6 +4,7 @@ restart."""
 
 from __future__ import annotations
 
+import json
 import os
 import time
 
@@ -69,3 +70,51 @@ def _flush_redis_queues(service) -> None:
     # Keep the rate limiter's counters out of it: only RQ's keys, as after a restart.
     for key in connection.scan_iter("rq:*"):
         connection.delete(key)
+
+
+@pytest.mark.skipif(not os.environ.get("TEST_DATABASE_URL"), reason="a PostgreSQL fault")
+def test_connections_killed_mid_request_lose_no_acknowledged_write(service) -> None:
+    """PostgreSQL drops the web's connections while 8 clients are creating sessions: a request
+    caught mid-transaction answers 503 (never 500) and leaves nothing; every 201 is stored; the
+    service goes on without a restart."""
+    import threading
+
+    clinic = Client(service.base, service.new_admin_token("Mid-request Fault Clinic"))
+    token = clinic.http.headers["Authorization"].split()[1]
+    database = service.env["DATABASE_URL"].rsplit("/", 1)[1]
+    created: list[str] = []
+    statuses: list[int] = []
+    lock = threading.Lock()
+    stop = threading.Event()
+
+    def create_until_stopped() -> None:
+        client = Client(service.base, token)
+        while not stop.is_set():
+            response = client.call("POST", "/api/therapy-sessions", SESSION)
+            with lock:
+                statuses.append(response.status_code)
+                if response.status_code == 201:
+                    created.append(response.json()["id"])
+
+    threads = [threading.Thread(target=create_until_stopped) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    try:
+        for _ in range(5):
+            time.sleep(0.3)
+            _pg_admin(os.environ["TEST_DATABASE_URL"],
+                      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                      f"WHERE datname = '{database}' AND pid <> pg_backend_pid()")
+        time.sleep(0.5)
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join(timeout=30)
+    assert set(statuses) <= {201, 503}, sorted(set(statuses))
+    assert statuses.count(201) == len(created) > 0
+    listed = clinic.call("GET", "/api/therapy-sessions?page_size=100").json()
+    total = json.loads(clinic.call("GET", "/api/therapy-sessions").headers["X-Pagination"])
+    assert total["total"] == len(created)
+    assert set(created) >= {s["id"] for s in listed}
+    after = [clinic.call("POST", "/api/therapy-sessions", SESSION).status_code for _ in range(3)]
+    assert after == [201, 201, 201]
