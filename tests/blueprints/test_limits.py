@@ -60,3 +60,21 @@ def test_counts_live_in_the_apps_redis(make_app, auth):
 def test_redis_down_does_not_fail_requests(make_app, auth):
     client = limited_client(make_app, REDIS_URL="redis://127.0.0.1:1/0")
     assert client.get(URL, headers=auth).status_code == 200
+
+
+def test_signed_voice_messages_are_not_limited_per_address(make_app):
+    """The voice platform posts every call's events from a few addresses; its HMAC, not the
+    per-address limit, is what admits them. Everything else from that address still counts."""
+    from tests.fakes.voice_platform import Call, body_of, sign
+
+    client = limited_client(make_app, RATELIMIT_PER_IP="3 per minute",
+                            VOICE_WEBHOOK_SECRET="limits-secret")
+    statuses = []
+    for index in range(6):
+        body = body_of(Call(f"call-limit-{index}").status("in-progress", 0))
+        statuses.append(client.post("/api/voice/webhook", data=body, headers={
+            "Content-Type": "application/json",
+            "service-voice-signature": sign("limits-secret", body)}).status_code)
+    assert statuses == [200] * 6
+    health = [client.get("/api/voice/webhook/health").status_code for _ in range(4)]
+    assert health == [200, 200, 200, 429]
