@@ -159,13 +159,13 @@ def _fresh_storage(workdir: Path) -> tuple[dict, Callable[[], None]]:
     pg_url = os.environ.get("TEST_DATABASE_URL")
     if not pg_url:
         return config, lambda: None
-    from tests.e2e.service import _pg_admin
+    from tests.e2e.service import pg_admin
 
     name = f"cws_bench_{os.getpid()}_{workdir.name}".replace("-", "_")
-    _pg_admin(pg_url, f"CREATE DATABASE {name}")
+    pg_admin(pg_url, f"CREATE DATABASE {name}")
     config["DATABASE_URL"] = f"{pg_url.rsplit('/', 1)[0]}/{name}"
     config["REDIS_URL"] = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379") + "/15"
-    return config, lambda: _pg_admin(pg_url, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    return config, lambda: pg_admin(pg_url, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
 
 def workflow_figures(workdir: Path, duration_s: int, connections: int) -> list[Row]:

@@ -34,7 +34,7 @@ from services.errors import Unprocessable
 from services.organizations import accounts
 from services.organizations.quotas import DEFAULT_PLAN, PLANS, plan_quotas
 from services.outbound import endpoints
-from services.outbound.addresses import AddressRefused, check_destination
+from services.outbound.addresses import AddressRefused, check_destination, check_url_syntax
 from services.tokens import create_token, revoke_token
 from services.voice import deployments
 from services.workflows import ready
@@ -70,7 +70,7 @@ _PHONE = re.compile(r"^\+[1-9]\d{6,14}$")
 
 
 class StepSkipped(Exception):
-    """The step does not apply (nothing requested, or its domain is not installed)."""
+    """The step does not apply (nothing was requested for it, or nothing is configured)."""
 
 
 class TransientStepError(Exception):
@@ -100,8 +100,14 @@ class StepContext:
 
 
 def _url_error(url: object) -> str | None:
-    if not isinstance(url, str) or not re.match(r"^https?://[^\s/]+", url):
+    """The outbound URL check a deployment or an EHR sync applies later, so provisioning never
+    accepts a URL a later step would refuse."""
+    if not isinstance(url, str):
         return "Must be an http(s) URL."
+    try:
+        check_url_syntax(url)
+    except Unprocessable as error:
+        return error.message
     return None
 
 

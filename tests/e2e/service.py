@@ -32,7 +32,7 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def _pg_admin(url: str, statement: str) -> None:
+def pg_admin(url: str, statement: str) -> None:
     import psycopg2
 
     conn = psycopg2.connect(url)
@@ -71,7 +71,7 @@ class Service:
         pg_url = os.environ.get("TEST_DATABASE_URL")
         if pg_url:
             self._pg_database = f"cws_e2e_{uuid.uuid4().hex[:10]}"
-            _pg_admin(pg_url, f"CREATE DATABASE {self._pg_database}")
+            pg_admin(pg_url, f"CREATE DATABASE {self._pg_database}")
             env["DATABASE_URL"] = f"{pg_url.rsplit('/', 1)[0]}/{self._pg_database}"
             redis_base = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379").rstrip("/")
             if redis_base.count("/") > 2:
@@ -146,7 +146,7 @@ class Service:
             except subprocess.TimeoutExpired:
                 os.killpg(self.web.pid, signal.SIGKILL)
         if self._pg_database:
-            _pg_admin(os.environ["TEST_DATABASE_URL"],
+            pg_admin(os.environ["TEST_DATABASE_URL"],
                       f"DROP DATABASE IF EXISTS {self._pg_database} WITH (FORCE)")
 
 

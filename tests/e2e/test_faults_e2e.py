@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from tests.e2e.service import Client, _pg_admin
+from tests.e2e.service import Client, pg_admin
 
 SESSION = {"patient_id": "pat-fault", "provider_id": "prov-1",
            "session_date": "2026-11-20T15:00:00Z"}
@@ -21,7 +21,7 @@ def test_web_recovers_when_postgres_drops_its_connections(service, clinic: Clien
     before = [clinic.call("POST", "/api/therapy-sessions", SESSION) for _ in range(5)]
     assert all(r.status_code == 201 for r in before)
     database = service.env["DATABASE_URL"].rsplit("/", 1)[1]
-    _pg_admin(os.environ["TEST_DATABASE_URL"],
+    pg_admin(os.environ["TEST_DATABASE_URL"],
               "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
               f"WHERE datname = '{database}' AND pid <> pg_backend_pid()")
     statuses = []
@@ -102,7 +102,7 @@ def test_connections_killed_mid_request_lose_no_acknowledged_write(service) -> N
     try:
         for _ in range(5):
             time.sleep(0.3)
-            _pg_admin(os.environ["TEST_DATABASE_URL"],
+            pg_admin(os.environ["TEST_DATABASE_URL"],
                       "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
                       f"WHERE datname = '{database}' AND pid <> pg_backend_pid()")
         time.sleep(0.5)
