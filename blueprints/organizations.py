@@ -1,6 +1,6 @@
 """Organizations: provisioning (202 + a status resource), retrieval and usage reports."""
 
-from flask import g, url_for
+from flask import url_for
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
@@ -59,7 +59,6 @@ class ProvisionStatus(MethodView):
         job = provisioning.get_job(job_id)
         body = provisioning.status_body(job)
         if body["status"] in ("queued", "running"):
-            g.keep_retry_after = True
             return body, {"Retry-After": str(POLL_AFTER_S)}
         return body
 
