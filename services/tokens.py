@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from models.base import utcnow
+from models.statements import first_where
 from models.tokens import ApiToken
 from services.errors import Unprocessable
 
@@ -92,7 +93,7 @@ def authenticate(token: str, platform_token: str = "") -> Identity | None:
                         scopes=frozenset({PLATFORM_SCOPE}))
     if not token.startswith(TOKEN_PREFIX):
         return None
-    row = ApiToken.get_or_none(ApiToken.token_hash == hash_token(token))
+    row = first_where(ApiToken, token_hash=hash_token(token))
     now = utcnow()
     if row is None or row.revoked_at is not None or (row.expires_at and row.expires_at <= now):
         return None
