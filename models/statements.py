@@ -33,3 +33,27 @@ def first_where(model: type[M], **equals: Any) -> M | None:
     """The first `model` row whose fields equal these values (plain values: ids, hashes)."""
     rows = model.raw(_select_sql(model, tuple(equals)), *equals.values())
     return next(iter(rows), None)
+
+
+_INSERTS: dict[tuple[type, tuple[str, ...], str], tuple[str, tuple]] = {}
+
+
+def insert_row(instance: M) -> M:
+    """INSERT a new instance's values (the model has filled in its defaults) and return it,
+    as `Model.create` would; for models whose primary key is set before the insert."""
+    model = type(instance)
+    data = instance.__data__
+    names = tuple(name for name in model._meta.sorted_field_names if name in data)
+    key = (model, names, db.param)
+    cached = _INSERTS.get(key)
+    if cached is None:
+        fields = tuple(model._meta.fields[name] for name in names)
+        columns = ", ".join(f'"{field.column_name}"' for field in fields)
+        placeholders = ", ".join([db.param] * len(fields))
+        # Only identifiers of the model and placeholders are formatted in.
+        sql = f'INSERT INTO "{model._meta.table_name}" ({columns}) VALUES ({placeholders})'  # noqa: S608
+        cached = _INSERTS[key] = (sql, fields)
+    sql, fields = cached
+    db.execute_sql(sql, [field.db_value(data[field.name]) for field in fields])
+    instance._dirty.clear()
+    return instance

@@ -8,6 +8,7 @@ from peewee import ModelSelect
 
 from models.base import db, utcnow
 from models.sessions import SESSION_STATUSES, TherapySession
+from models.statements import insert_row
 from services.errors import Conflict, Unprocessable
 from services.templates import get_visible_template
 from services.tenancy import get_owned
@@ -35,11 +36,11 @@ def create_session(organization_id: str, data: dict[str, Any]) -> TherapySession
     _check_template(organization_id, data.get("template_id"))
     co_providers = data.get("co_provider_ids") or []
     with db.transaction():
-        session = TherapySession.create(
+        session = insert_row(TherapySession(
             organization=organization_id,
             session_type="co_therapy" if co_providers else "individual",
             **data,
-        )
+        ))
         record_usage(organization_id, "therapy_sessions",
                      details={"session_type": session.session_type})
     return session

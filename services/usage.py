@@ -5,12 +5,17 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from peewee import EXCLUDED
-
-from models.base import utcnow
+from models.base import db, utcnow
+from models.statements import insert_row
 from models.usage import USAGE_METRICS, UsageEvent, UsageRollup
 
 SLOT = timedelta(minutes=15)
+# Written out rather than built per event by the query builder; the same on SQLite and
+# PostgreSQL.
+_ADD_TO_SLOT = (
+    "INSERT INTO usage_rollup (organization_id, metric, slot, quantity) VALUES (?, ?, ?, ?) "
+    "ON CONFLICT (organization_id, slot, metric) "
+    "DO UPDATE SET quantity = usage_rollup.quantity + excluded.quantity")
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
@@ -25,11 +30,7 @@ def record_usage(organization_id: str, metric: str, quantity: int = 1,
     if metric not in USAGE_METRICS:
         raise ValueError(f"unknown usage metric {metric!r}")
     at = at or utcnow()
-    UsageEvent.create(organization=organization_id, metric=metric, quantity=quantity,
-                      details=details or {}, at=at)
-    (UsageRollup.insert(organization=organization_id, metric=metric, slot=slot_floor(at),
-                        quantity=quantity)
-     .on_conflict(conflict_target=[UsageRollup.organization, UsageRollup.slot,
-                                   UsageRollup.metric],
-                  update={UsageRollup.quantity: UsageRollup.quantity + EXCLUDED.quantity})
-     .execute())
+    insert_row(UsageEvent(organization=organization_id, metric=metric, quantity=quantity,
+                          details=details or {}, at=at))
+    db.execute_sql(_ADD_TO_SLOT.replace("?", db.param),
+                   (organization_id, metric, UsageRollup.slot.db_value(slot_floor(at)), quantity))
