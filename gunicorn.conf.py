@@ -16,3 +16,7 @@ timeout = 120
 graceful_timeout = 30
 # No access log: it would print query strings, which may carry patient identifiers.
 accesslog = None
+# Each worker listens on its own socket and the kernel spreads new connections across them:
+# with one shared socket, whichever worker wakes first can take every keep-alive connection
+# of a few busy clients and leave the other workers idle.
+reuse_port = True
