@@ -9,22 +9,29 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
+from peewee import SQL, Node, fn
+
 from models.base import BaseModel, db
 
 M = TypeVar("M", bound=BaseModel)
 
+SQL_STAR = SQL("*")
 _SELECTS: dict[tuple[type, tuple[str, ...], str], str] = {}
+
+
+def _equal_to_placeholders(model: type[BaseModel], fields: tuple[str, ...]) -> Node:
+    condition = None
+    for name in fields:
+        term = getattr(model, name) == ""  # a placeholder: only the SQL text is kept
+        condition = term if condition is None else condition & term
+    return condition
 
 
 def _select_sql(model: type[BaseModel], fields: tuple[str, ...]) -> str:
     key = (model, fields, db.param)
     sql = _SELECTS.get(key)
     if sql is None:
-        condition = None
-        for name in fields:
-            term = getattr(model, name) == ""  # a placeholder: only the SQL text is kept
-            condition = term if condition is None else condition & term
-        sql, _ = model.select().where(condition).sql()
+        sql, _ = model.select().where(_equal_to_placeholders(model, fields)).sql()
         _SELECTS[key] = sql
     return sql
 
@@ -57,3 +64,32 @@ def insert_row(instance: M) -> M:
     db.execute_sql(sql, [field.db_value(data[field.name]) for field in fields])
     instance._dirty.clear()
     return instance
+
+
+class RowsWhere:
+    """A model's rows whose fields equal given values, in a fixed order, with the two methods
+    list pagination uses (`count`, `paginate`); their SQL is built once per shape.
+
+    `order_by` is a module-level tuple: the cache knows it by identity (and keeps it)."""
+
+    _SQL: dict[tuple, tuple[str, str, tuple]] = {}
+
+    def __init__(self, model: type[M], order_by: tuple[Node, ...], **equals: Any) -> None:
+        self.model, self.order_by, self.equals = model, order_by, equals
+        key = (model, tuple(equals), id(order_by), db.param)
+        cached = self._SQL.get(key)
+        if cached is None:
+            where = _equal_to_placeholders(model, tuple(equals))
+            count_sql, _ = model.select(fn.COUNT(SQL_STAR)).where(where).sql()
+            page_sql, params = (model.select().where(where).order_by(*self.order_by)
+                                .limit(1).offset(1).sql())
+            assert params[-2:] == [1, 1], "LIMIT and OFFSET are the last two parameters"
+            cached = self._SQL[key] = (count_sql, page_sql, order_by)
+        self._count_sql, self._page_sql, _ = cached
+
+    def count(self) -> int:
+        return db.execute_sql(self._count_sql, list(self.equals.values())).fetchone()[0]
+
+    def paginate(self, page: int, page_size: int) -> list:
+        values = [*self.equals.values(), page_size, (page - 1) * page_size]
+        return list(self.model.raw(self._page_sql, *values))

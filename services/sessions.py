@@ -8,7 +8,7 @@ from peewee import ModelSelect
 
 from models.base import db, utcnow
 from models.sessions import SESSION_STATUSES, TherapySession
-from models.statements import insert_row
+from models.statements import RowsWhere, insert_row
 from services.errors import Conflict, Unprocessable
 from services.templates import get_visible_template
 from services.tenancy import get_owned
@@ -99,7 +99,16 @@ def set_status(session: TherapySession, status: str) -> None:
     session.status = status
 
 
-def list_sessions(organization_id: str, filters: dict[str, Any]) -> ModelSelect:
+LIST_ORDER = (TherapySession.session_date.desc(), TherapySession.id)
+
+
+def list_sessions(organization_id: str, filters: dict[str, Any]) -> ModelSelect | RowsWhere:
+    """The organization's sessions, newest session date first (filters: equal fields and a
+    date window)."""
+    equals = {f: filters[f] for f in ("patient_id", "provider_id", "status") if filters.get(f)}
+    if not filters.get("from_") and not filters.get("to"):
+        # The common shapes (no date window) run SQL built once.
+        return RowsWhere(TherapySession, LIST_ORDER, organization=organization_id, **equals)
     query = TherapySession.select().where(TherapySession.organization == organization_id)
     for field in ("patient_id", "provider_id", "status"):
         if filters.get(field):
@@ -108,4 +117,4 @@ def list_sessions(organization_id: str, filters: dict[str, Any]) -> ModelSelect:
         query = query.where(TherapySession.session_date >= filters["from_"])
     if filters.get("to"):
         query = query.where(TherapySession.session_date < filters["to"])
-    return query.order_by(TherapySession.session_date.desc(), TherapySession.id)
+    return query.order_by(*LIST_ORDER)
