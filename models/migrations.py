@@ -135,6 +135,14 @@ def _m006_organizations_billing() -> None:
     rebuild_rollups()  # the slot sums of the events recorded before this step
 
 
+def _m007_session_list_order() -> None:
+    # Session lists are ordered by session_date DESC, id: an index in exactly that order reads
+    # a page from the index, where (organization, session_date) alone sorted every session of
+    # the organization that shares a date.
+    db.execute_sql("CREATE INDEX IF NOT EXISTS therapy_session_list_order "
+                   "ON therapy_session (organization_id, session_date DESC, id)")
+
+
 MIGRATIONS: tuple[tuple[int, str, Callable[[], None]], ...] = (
     (1, "organizations, tokens, audit log, templates, therapy sessions, jobs, usage",
      _m001_foundation),
@@ -144,6 +152,7 @@ MIGRATIONS: tuple[tuple[int, str, Callable[[], None]], ...] = (
     (5, "agent workflows, executions, trace, approvals, EHR sync", _m005_workflows),
     (6, "provisioning jobs, members, payment methods, usage slot sums and index",
      _m006_organizations_billing),
+    (7, "session list order index", _m007_session_list_order),
 )
 
 

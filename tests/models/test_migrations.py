@@ -64,3 +64,20 @@ def test_audit_insert_is_allowed(app):
     _audit_row()
     _audit_row()
     assert AuditEvent.select().count() == 2
+
+
+def test_a_session_list_page_is_read_in_index_order(app, database_kind):
+    # Every session of a clinic on one date is the worst case for (organization, date): the
+    # page would be sorted from all of them. The list order index hands it over in order.
+    sql = (f'SELECT * FROM therapy_session WHERE organization_id = {db.param} '
+           'ORDER BY session_date DESC, id LIMIT 20 OFFSET 0')
+    if database_kind == "sqlite":
+        plan = " | ".join(row[3] for row in db.execute_sql("EXPLAIN QUERY PLAN " + sql, ("o",)))
+        assert "therapy_session_list_order" in plan and "TEMP B-TREE" not in plan
+    else:
+        db.execute_sql("SET enable_seqscan = off")
+        try:
+            plan = " | ".join(row[0] for row in db.execute_sql("EXPLAIN " + sql, ("o",)))
+        finally:
+            db.execute_sql("RESET enable_seqscan")
+        assert "therapy_session_list_order" in plan and "Sort" not in plan
