@@ -8,7 +8,7 @@ from flask import Flask, request
 from flask_limiter import Limit, Limiter
 from flask_limiter.util import get_remote_address
 
-from web.auth import rate_limit_key
+from web.auth import identify, rate_limit_key
 
 
 def _storage_uri(redis_url: str) -> str:
@@ -34,7 +34,11 @@ def init_app(app: Flask) -> None:
         key_func=rate_limit_key,
         default_limits=[
             Limit(lambda: app.config["RATELIMIT_DEFAULT"], key_function=rate_limit_key),
-            Limit(lambda: app.config["RATELIMIT_PER_IP"], key_function=get_remote_address),
+            # Per address, the requests without a valid token (scanners, guessing): a clinic
+            # whose staff share one NAT address is limited per token, not as one client.
+            # It also spares an authenticated request a second Redis round trip.
+            Limit(lambda: app.config["RATELIMIT_PER_IP"], key_function=get_remote_address,
+                  exempt_when=lambda: identify() is not None),
         ],
         storage_uri=_storage_uri(app.config["REDIS_URL_EFFECTIVE"]),
         # No X-RateLimit-* headers on every answer: reading the window back costs two more

@@ -36,12 +36,20 @@ def test_limit_is_per_token(make_app, auth, org, make_token):
     assert client.get(URL, headers=other).status_code == 200
 
 
-def test_limit_is_per_address_too(make_app, org, make_token):
+def test_requests_without_a_valid_token_are_limited_per_address(make_app):
+    client = limited_client(make_app, RATELIMIT_DEFAULT="100 per minute",
+                            RATELIMIT_PER_IP="3 per minute")
+    guesses = [{"Authorization": f"Bearer cws_guess{i}"} for i in range(3)] + [{}]
+    statuses = [client.get(URL, headers=headers).status_code for headers in guesses]
+    assert statuses == [401, 401, 401, 429]
+
+
+def test_valid_tokens_behind_one_address_are_limited_per_token_only(make_app, org, make_token):
     client = limited_client(make_app, RATELIMIT_DEFAULT="100 per minute",
                             RATELIMIT_PER_IP="3 per minute")
     tokens = [bearer(make_token(org, "sessions:read")) for _ in range(4)]
-    statuses = [client.get(URL, headers=headers).status_code for headers in tokens]
-    assert statuses == [200, 200, 200, 429]
+    statuses = [client.get(URL, headers=headers).status_code for headers in tokens * 2]
+    assert statuses == [200] * 8
 
 
 def test_limits_are_off_when_disabled(make_app, auth):
