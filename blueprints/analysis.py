@@ -2,13 +2,13 @@
 
 from flask import current_app
 from flask.views import MethodView
-from flask_smorest import Blueprint
 
 from schemas.analysis import AnalysisSchema, AnalysisSourceQuerySchema, AnalyzeSessionSchema
 from services import analysis as service
 from services.sessions import get_session
 from web.api import page_items
 from web.auth import audit_access, current_org_id, require
+from web.blueprint import Blueprint
 
 blp = Blueprint("analysis", __name__, url_prefix="/api",
                 description="Post-visit analysis by the hosted model or the rules analyzer.")

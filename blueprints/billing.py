@@ -2,12 +2,12 @@
 
 from flask import current_app
 from flask.views import MethodView
-from flask_smorest import Blueprint
 
 from schemas.billing import PaymentMethodCreateSchema, PaymentMethodSchema
 from services.billing import methods
 from web.api import page_items
 from web.auth import current_org_id, require
+from web.blueprint import Blueprint
 from web.idempotency import idempotent
 
 blp = Blueprint("billing", __name__, url_prefix="/api/billing",

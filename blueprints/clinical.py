@@ -1,7 +1,6 @@
 """The live AI clinical session: start, stream transcript chunks, stop."""
 
 from flask.views import MethodView
-from flask_smorest import Blueprint
 
 from schemas.clinical import (
     ClinicalSessionSchema,
@@ -12,6 +11,7 @@ from schemas.clinical import (
 )
 from services import clinical as service
 from web.auth import audit_access, current_org_id, require
+from web.blueprint import Blueprint
 from web.idempotency import idempotent
 from web.transactions import unit_of_work
 

@@ -1,12 +1,13 @@
 """Public health check (no token, no PHI)."""
 
 from flask.views import MethodView
-from flask_smorest import Blueprint, abort
+from flask_smorest import abort
 
 from jobs.redis_conn import get_redis
 from schemas.health import HealthSchema
 from services.health import check_health
 from web.api import API_VERSION, PUBLIC
+from web.blueprint import Blueprint
 
 blp = Blueprint("health", __name__, url_prefix="/api/voice/webhook",
                 description="Service health.")

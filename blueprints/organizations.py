@@ -2,7 +2,6 @@
 
 from flask import url_for
 from flask.views import MethodView
-from flask_smorest import Blueprint
 
 from schemas.organizations import (
     OrganizationSchema,
@@ -17,6 +16,7 @@ from services.organizations import provisioning, usage
 from services.organizations.accounts import get_organization
 from services.organizations.quotas import quota_status
 from web.auth import current_identity, require
+from web.blueprint import Blueprint
 from web.idempotency import idempotent
 
 blp = Blueprint("organizations", __name__, url_prefix="/api/organizations",

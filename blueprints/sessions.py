@@ -1,7 +1,6 @@
 """Therapy sessions and co-therapy sessions."""
 
 from flask.views import MethodView
-from flask_smorest import Blueprint
 
 from schemas.sessions import (
     CoTherapySessionCreateSchema,
@@ -13,6 +12,7 @@ from schemas.sessions import (
 from services import sessions as service
 from web.api import page_items
 from web.auth import audit_access, current_org_id, require
+from web.blueprint import Blueprint
 from web.idempotency import idempotent
 from web.transactions import unit_of_work
 

@@ -1,7 +1,6 @@
 """Note, assessment and analysis templates through their three listing paths."""
 
 from flask.views import MethodView
-from flask_smorest import Blueprint
 
 from schemas.templates import (
     AnalyzerTemplateSchema,
@@ -12,6 +11,7 @@ from schemas.templates import (
 from services import templates as service
 from web.api import ListPage, page_items
 from web.auth import current_org_id, require
+from web.blueprint import Blueprint
 from web.idempotency import idempotent
 from web.transactions import unit_of_work
 

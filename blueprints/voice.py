@@ -7,7 +7,7 @@ import json
 
 from flask import current_app, request
 from flask.views import MethodView
-from flask_smorest import Blueprint, abort
+from flask_smorest import abort
 
 from models.outbound import WebhookDelivery
 from schemas.voice import (
@@ -27,6 +27,7 @@ from services.voice.messages import MalformedMessage
 from services.voice.verification import SignatureInvalid, verify
 from web.api import PUBLIC, ListPage
 from web.auth import audit_access, current_org_id, require
+from web.blueprint import Blueprint
 from web.idempotency import idempotent
 
 blp = Blueprint("voice", __name__, url_prefix="/api/voice",

@@ -2,7 +2,6 @@
 and queue statistics."""
 
 from flask.views import MethodView
-from flask_smorest import Blueprint
 
 from jobs.queue import QUEUE_NAMES, get_queue
 from jobs.redis_conn import get_redis
@@ -23,6 +22,7 @@ from services.workflows.fhir import sync_status
 from services.workflows.stats import queue_stats
 from web.api import page_items
 from web.auth import audit_access, current_identity, current_org_id, require
+from web.blueprint import Blueprint
 from web.idempotency import idempotent
 
 blp = Blueprint("agent_workflows", __name__, url_prefix="/api/agent-workflows",
