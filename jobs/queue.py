@@ -170,10 +170,12 @@ def sweep(older_than_s: int | None = None) -> list[str]:
     return pushed
 
 
-def mark(record_id: str, status: str, error: str | None = None) -> None:
-    """Record a job's progress on its durable row."""
+def mark(record_id: str, status: str, error: str | None = None,
+         count_attempt: bool = False) -> None:
+    """Record a job's progress on its durable row; "started" (or `count_attempt`) counts an
+    attempt."""
     fields: dict[str, Any] = {"status": status, "updated_at": utcnow()}
-    if status == "started":
+    if status == "started" or count_attempt:
         fields["attempts"] = JobRecord.attempts + 1
     if status in ("succeeded", "failed"):
         fields["finished_at"] = utcnow()

@@ -7,6 +7,10 @@ service can queue work without importing the job module that calls back into it.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
 from functools import cache
 
 from blinker import Namespace
@@ -83,3 +87,52 @@ def record_job(func: str, *args: object, id: str, queue: str = QUEUE_DEFAULT,
     if db.execute_sql(_insert_sql(db.param), params).rowcount == 1:
         job_recorded.send(record, delay_s=delay_s)
     return record
+
+
+@dataclass
+class RunningJob:
+    """The job a worker runs in its own process, and what the job wrote on its record itself
+    (each flag set once that write is committed)."""
+
+    id: str
+    started: bool = False
+    settled: bool = False
+
+
+# Set by the worker around a job it runs in-process: the job can then write its record's
+# progress in the transactions that commit its own effects, sparing the worker a commit each.
+_running_job: ContextVar[RunningJob | None] = ContextVar("running_job", default=None)
+
+
+@contextmanager
+def running_job(id: str) -> Iterator[RunningJob]:
+    run = RunningJob(id)
+    token = _running_job.set(run)
+    try:
+        yield run
+    finally:
+        _running_job.reset(token)
+
+
+def running_job_started() -> None:
+    """In the caller's transaction: the running job (if any) has started one more attempt."""
+    run = _running_job.get()
+    if run is None:
+        return
+    (JobRecord.update(status="started", attempts=JobRecord.attempts + 1, updated_at=utcnow())
+     .where(JobRecord.id == run.id).execute())
+    db.after_commit(lambda: setattr(run, "started", True))
+
+
+def running_job_succeeded() -> None:
+    """In the caller's transaction, the one that commits the job's effect: the running job
+    (if any) succeeded. Counts its attempt unless `running_job_started` did."""
+    run = _running_job.get()
+    if run is None:
+        return
+    now = utcnow()
+    fields = {"status": "succeeded", "updated_at": now, "finished_at": now}
+    if not run.started:
+        fields["attempts"] = JobRecord.attempts + 1
+    JobRecord.update(**fields).where(JobRecord.id == run.id).execute()
+    db.after_commit(lambda: setattr(run, "settled", True))
