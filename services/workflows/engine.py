@@ -140,23 +140,24 @@ def _locked(execution_id: str) -> WorkflowExecution | None:
 
 def _trace(execution: WorkflowExecution, event: str, node: Mapping[str, Any] | None,
            duration_ms: int = 0, error: str | None = None, defer: bool = False) -> None:
-    """Append a trace entry, with the execution locked. The last seq is kept on the instance
-    (a step's second entry needs no query for it); a `defer`red entry is written with the
-    next one, in the same INSERT."""
-    last = getattr(execution, "_trace_seq", None)
-    if last is None:
-        last = (TraceEntry.select(fn.MAX(TraceEntry.seq))
-                .where(TraceEntry.execution == execution.id).scalar()) or 0
-    execution._trace_seq = last + 1
+    """Append a trace entry, with the execution locked (so no other writer picks the same
+    seq). The seq is computed by the INSERT itself, one round trip fewer; a `defer`red entry
+    is written with the next one, in the same INSERT."""
     pending = getattr(execution, "_trace_pending", [])
-    pending.append({"id": new_id("wft"), "execution": execution.id, "seq": last + 1,
+    pending.append({"id": new_id("wft"), "execution": execution.id,
+                    "seq": _last_seq(execution.id) + len(pending) + 1,
                     "node_id": node["id"] if node else None,
                     "node_type": node["type"] if node else None, "event": event,
                     "at": utcnow(), "duration_ms": duration_ms, "error": error,
                     "state": execution.state})
-    execution._trace_pending = [] if not defer else pending
+    execution._trace_pending = pending if defer else []
     if not defer:
         TraceEntry.insert_many(pending).execute()
+
+
+def _last_seq(execution_id: str):
+    return fn.COALESCE(TraceEntry.select(fn.MAX(TraceEntry.seq))
+                       .where(TraceEntry.execution == execution_id), 0)
 
 
 def _save(execution: WorkflowExecution, **fields: Any) -> None:
