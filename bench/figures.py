@@ -178,9 +178,7 @@ def workflow_figures(workdir: Path, duration_s: int, connections: int) -> list[R
     config, drop = _fresh_storage(workdir)
     try:
         app = create_app({**config, "JOB_SWEEP_AFTER_S": 3600})
-        jobs = 300
-        rates = {**workflow_steps.raw_rq(app.extensions["redis"], jobs),
-                 **workflow_steps.engine(app, jobs, chain=5)}
+        rates = workflow_steps.measure(app, jobs=200, chain=5, rounds=3)
     finally:
         drop()
     steps, fork = rates["drain app worker, node steps"], rates["drain rq Worker (fork)"]
