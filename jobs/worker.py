@@ -1,5 +1,6 @@
-"""The RQ worker of this app: every job runs inside an app context with its own database
-connection, and its outcome is written to the job's durable record."""
+"""The RQ worker of this app: every job runs inside an app context with a database connection
+(a forked job's own, or the one workflow steps share), and its outcome is written to the job's
+durable record."""
 
 from __future__ import annotations
 
