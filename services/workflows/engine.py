@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from peewee import fn
+from peewee import Function, fn
 
 from models.base import db, is_postgres, new_id, utcnow
 from models.jobs import (
@@ -155,7 +155,8 @@ def _trace(execution: WorkflowExecution, event: str, node: Mapping[str, Any] | N
         TraceEntry.insert_many(pending).execute()
 
 
-def _last_seq(execution_id: str):
+def _last_seq(execution_id: str) -> Function:
+    """The execution's last trace seq, as SQL evaluated by the statement that uses it."""
     return fn.COALESCE(TraceEntry.select(fn.MAX(TraceEntry.seq))
                        .where(TraceEntry.execution == execution_id), 0)
 
