@@ -1,5 +1,5 @@
 """Workflow node steps per second through the engine, beside raw RQ no-op jobs on the same
-Redis with the same worker count (one), in the same run:
+Redis with the same worker count (one), in the same run, in alternating rounds (medians):
 
 * enqueue: the project's `jobs.queue.enqueue` (durable row + push after commit) against plain
   `Queue.enqueue`;
@@ -7,7 +7,7 @@ Redis with the same worker count (one), in the same run:
   app's worker (`jobs.worker.run_worker`, what `flask --app app worker --burst` runs) on
   workflow executions made of `set` nodes, counted in node steps.
 
-    .venv/bin/python bench/workflow_steps.py [--jobs 500] [--chain 5]
+    .venv/bin/python bench/workflow_steps.py [--jobs 200] [--chain 5] [--rounds 3]
 
 Uses a throw-away SQLite database and an embedded Redis unless DATABASE_URL / REDIS_URL are set.
 """
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import sys
 import tempfile
 import time
@@ -46,7 +47,7 @@ def _rate(count: int, seconds: float) -> float:
     return count / seconds if seconds else float("inf")
 
 
-def raw_rq(connection, jobs: int) -> dict[str, float]:
+def _raw_rq(connection, jobs: int) -> dict[str, float]:
     queue = Queue(f"{BENCH_PREFIX}raw", connection=connection)
     queue.empty()
     started = time.perf_counter()
@@ -65,12 +66,9 @@ def raw_rq(connection, jobs: int) -> dict[str, float]:
     return rates
 
 
-def engine(app, jobs: int, chain: int) -> dict[str, float]:
-    from jobs.queue import enqueue, job_id
-    from jobs.worker import run_worker
+def _chain_workflow(app, chain: int):
     from models.workflows import AgentWorkflow
     from services.organizations import create_organization
-    from services.workflows import engine as workflows
 
     nodes = [{"id": f"n{i}", "type": "set", "config": {"values": {"i": i}},
               "next": f"n{i + 1}" if i + 1 < chain else None} for i in range(chain)]
@@ -78,10 +76,19 @@ def engine(app, jobs: int, chain: int) -> dict[str, float]:
         org = create_organization(f"Bench {time.time_ns()}")
         workflow = AgentWorkflow.create(organization=org.id, name="Chain",
                                         definition={"start": "n0", "nodes": nodes})
+    return org, workflow
+
+
+def _engine(app, org, workflow, jobs: int, chain: int, round_: int) -> dict[str, float]:
+    from jobs.queue import enqueue, job_id
+    from jobs.worker import run_worker
+    from services.workflows import engine as workflows
+
+    with app.app_context(), db.connection_context():
         started = time.perf_counter()
         for n in range(jobs):
             with db.atomic():
-                enqueue(_noop(), id=job_id("bench", org.id, n))
+                enqueue(_noop(), id=job_id("bench", org.id, round_, n))
         rates = {"enqueue jobs.queue.enqueue": _rate(jobs, time.perf_counter() - started)}
     run_worker(app, burst=True)  # drain those no-op jobs (not timed)
     executions = max(jobs // chain, 1)
@@ -95,10 +102,24 @@ def engine(app, jobs: int, chain: int) -> dict[str, float]:
     return rates
 
 
+def measure(app, jobs: int, chain: int = 5, rounds: int = 3) -> dict[str, float]:
+    """Median rates of `rounds` rounds of `jobs` jobs, RQ's and the project's measured in
+    turn within each round, so that load from elsewhere on the machine weighs on both."""
+    org, workflow = _chain_workflow(app, chain)
+    samples: dict[str, list[float]] = {}
+    for round_ in range(rounds):
+        rates = {**_raw_rq(app.extensions["redis"], jobs),
+                 **_engine(app, org, workflow, jobs, chain, round_)}
+        for name, rate in rates.items():
+            samples.setdefault(name, []).append(rate)
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--jobs", type=int, default=500)
+    parser.add_argument("--jobs", type=int, default=200)
     parser.add_argument("--chain", type=int, default=5, help="set nodes per execution")
+    parser.add_argument("--rounds", type=int, default=3, help="medians of this many rounds")
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="cws-bench-"))
     app = create_app({
@@ -107,15 +128,15 @@ def main() -> None:
         "REDIS_URL": os.environ.get("REDIS_URL") or "",
         "QUEUE_PREFIX": BENCH_PREFIX, "LOG_LEVEL": "WARNING", "JOB_SWEEP_AFTER_S": 3600,
     })
-    connection = app.extensions["redis"]
-    rates = {**raw_rq(connection, args.jobs), **engine(app, args.jobs, args.chain)}
+    rates = measure(app, args.jobs, args.chain, args.rounds)
     fork = rates["drain rq Worker (fork)"]
     plain = rates["enqueue Queue.enqueue"]
     print(f"{'measure':36} {'per second':>12} {'vs rq':>8}")
     for name, rate in rates.items():
         base = plain if name.startswith("enqueue") else fork
         print(f"{name:36} {rate:12.1f} {rate / base:7.2f}x")
-    print(f"({args.jobs} jobs; {db.obj.__class__.__name__}; one worker each; "
+    print(f"(medians of {args.rounds} rounds of {args.jobs} jobs; {db.obj.__class__.__name__}; "
+          f"one worker each; "
           f"node steps compared with rq's forking Worker)")
 
 

@@ -57,6 +57,8 @@ def init_app(app: Flask) -> None:
 
 
 def _push_after_commit(record: JobRecord, delay_s: float = 0) -> None:
+    # Dropped by a rollback, also of a savepoint (models.base.Database): runs only for a row
+    # that was committed.
     app = current_app._get_current_object()
     db.after_commit(lambda: _push_quietly(app, record, delay_s))
 
@@ -95,20 +97,25 @@ def enqueue(func: Callable[..., Any], *args: Any, id: str, queue: str = QUEUE_DE
 
 def _push_quietly(app: Flask, record: JobRecord, delay_s: float = 0) -> None:
     with app.app_context():
-        # Commit callbacks survive the rollback of an inner savepoint: push only a row that
-        # was really committed.
-        if not JobRecord.select().where(JobRecord.id == record.id).exists():
-            return
         try:
-            push(record, delay_s=delay_s)
+            _push_job(record, delay_s=delay_s)
         except RedisError:
-            # The row stays "pending"; the sweeper pushes it when Redis is back.
+            # Marked "pending" (not pushed); the sweeper pushes it when Redis is back.
+            mark(record.id, "pending")
             logger.warning("job %s not pushed (redis unavailable); left for the sweeper",
                            record.id)
 
 
 def push(record: JobRecord, connection: Redis | None = None, delay_s: float = 0) -> Job:
-    """Put the RQ job for `record` on its queue (idempotent per job id)."""
+    """Put the RQ job for `record` on its queue (idempotent per job id) and mark it queued."""
+    job = _push_job(record, connection, delay_s)
+    (JobRecord.update(status="queued", updated_at=utcnow())
+     .where((JobRecord.id == record.id) & (JobRecord.status == "pending")).execute())
+    return job
+
+
+def _push_job(record: JobRecord, connection: Redis | None = None, delay_s: float = 0) -> Job:
+    """The RQ job for `record`, saved and queued (or scheduled) in one Redis round trip."""
     retries = max(record.max_attempts - 1, 0)
     intervals = list(current_app.config.get("JOB_RETRY_INTERVALS_S") or RETRY_INTERVALS_S)
     retry = Retry(max=retries, interval=intervals[:retries]) if retries else None
@@ -122,14 +129,15 @@ def push(record: JobRecord, connection: Redis | None = None, delay_s: float = 0)
         retry=retry,
         description=f"{record.func}({', '.join(map(str, record.args))})",
     )
-    if delay_s > 0:
-        # enqueue_in spells the timeout `job_timeout` (enqueue_call: `timeout`).
-        job_options["job_timeout"] = job_options.pop("timeout")
-        job = queue.enqueue_in(timedelta(seconds=delay_s), resolve(record.func), **job_options)
-    else:
-        job = queue.enqueue_call(resolve(record.func), **job_options)
-    (JobRecord.update(status="queued", updated_at=utcnow())
-     .where((JobRecord.id == record.id) & (JobRecord.status == "pending")).execute())
+    with queue.connection.pipeline() as pipe:
+        if delay_s > 0:
+            # enqueue_in spells the timeout `job_timeout` (enqueue_call: `timeout`).
+            job_options["job_timeout"] = job_options.pop("timeout")
+            job = queue.enqueue_in(timedelta(seconds=delay_s), resolve(record.func),
+                                   pipeline=pipe, **job_options)
+        else:
+            job = queue.enqueue_call(resolve(record.func), pipeline=pipe, **job_options)
+        pipe.execute()
     return job
 
 
@@ -162,10 +170,12 @@ def sweep(older_than_s: int | None = None) -> list[str]:
     return pushed
 
 
-def mark(record_id: str, status: str, error: str | None = None) -> None:
-    """Record a job's progress on its durable row."""
+def mark(record_id: str, status: str, error: str | None = None,
+         count_attempt: bool = False) -> None:
+    """Record a job's progress on its durable row; "started" (or `count_attempt`) counts an
+    attempt."""
     fields: dict[str, Any] = {"status": status, "updated_at": utcnow()}
-    if status == "started":
+    if status == "started" or count_attempt:
         fields["attempts"] = JobRecord.attempts + 1
     if status in ("succeeded", "failed"):
         fields["finished_at"] = utcnow()

@@ -1,5 +1,6 @@
-"""The RQ worker of this app: every job runs inside an app context with its own database
-connection, and its outcome is written to the job's durable record."""
+"""The RQ worker of this app: every job runs inside an app context with a database connection
+(a forked job's own, or the one workflow steps share), and its outcome is written to the job's
+durable record."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from rq.worker import WorkerStatus
 
 from jobs import queue as jobqueue
 from models.base import bind_database, db
-from models.jobs import JobRecord
+from models.jobs import JobRecord, running_job
 from services.limits import MAX_ERROR_CHARS
 
 logger = logging.getLogger(__name__)
@@ -64,31 +65,46 @@ class AppWorker(Worker):
         return super().get_heartbeat_ttl(job, working_time)
 
     def perform_job(self, job: Job, queue: Queue, execution) -> bool:
-        in_process = self._in_process(job)
+        if self._in_process(job):
+            return self._perform_in_process(job, queue, execution)
         with self.app.app_context():
-            if not in_process:
-                # The horse inherited the parent's connection through fork(): drop it unclosed
-                # (closing would end the parent's session) and open one of its own.
-                db.obj._state.reset()
-            db.connect(reuse_if_open=True)
-            ok = False
+            # The horse inherited the parent's connection through fork(): drop it unclosed
+            # (closing would end the parent's session) and open one of its own.
+            db.obj._state.reset()
+            db.connect()
             try:
                 jobqueue.mark(job.id, "started")
                 ok = super().perform_job(job, queue, execution)
                 self._record_outcome(job, ok)
                 return ok
             finally:
-                if not (in_process and ok):
-                    db.close()
+                db.close()
 
-    def _record_outcome(self, job: Job, ok: bool) -> None:
+    def _perform_in_process(self, job: Job, queue: Queue, execution) -> bool:
+        """On the connection kept between jobs. The job may write its record's progress in its
+        own transactions (models.jobs.running_job_*); the rest is written here."""
+        with self.app.app_context(), running_job(job.id) as run:
+            db.connect(reuse_if_open=True)
+            ok = False
+            try:
+                ok = super().perform_job(job, queue, execution)
+                if not (ok and run.settled):
+                    self._record_outcome(job, ok, count_attempt=not run.started)
+                return ok
+            finally:
+                if not ok:
+                    db.close()  # nothing half-done carries over to the next job
+
+    def _record_outcome(self, job: Job, ok: bool, count_attempt: bool = False) -> None:
         if ok:
-            jobqueue.mark(job.id, "succeeded")
+            jobqueue.mark(job.id, "succeeded", count_attempt=count_attempt)
             return
         error = _error_summary(job)
         if job.get_status() in (JobStatus.SCHEDULED, JobStatus.QUEUED):
-            jobqueue.mark(job.id, "queued", error)  # RQ will retry it
+            jobqueue.mark(job.id, "queued", error, count_attempt=count_attempt)  # RQ retries it
             return
+        if count_attempt:
+            jobqueue.mark(job.id, "started")
         record = JobRecord.get_or_none(JobRecord.id == job.id)
         if record is not None:
             jobqueue.fail(record, error)

@@ -16,12 +16,35 @@ from peewee import (
     OperationalError,
     PostgresqlDatabase,
     TextField,
+    _savepoint,
 )
 from playhouse.db_url import connect, parse
 from playhouse.pool import PooledPostgresqlDatabase
 from playhouse.shortcuts import ReconnectMixin
 
-db = DatabaseProxy()
+
+class _Savepoint(_savepoint):
+    """A savepoint whose rollback also drops the commit callbacks registered inside it:
+    peewee would otherwise run them when the outer transaction commits, e.g. push a job whose
+    row was rolled back."""
+
+    def _begin(self):
+        super()._begin()
+        self._callbacks_at = len(self.db._state.commit_callbacks)
+
+    def rollback(self, begin=True):
+        del self.db._state.commit_callbacks[self._callbacks_at:]
+        super().rollback(begin)
+
+
+class Database(DatabaseProxy):
+    """The proxy every model uses, with savepoints that keep commit callbacks honest."""
+
+    def savepoint(self):
+        return _Savepoint(self)
+
+
+db = Database()
 
 SQLITE_PRAGMAS = {
     "journal_mode": "wal",

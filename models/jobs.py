@@ -7,11 +7,16 @@ service can queue work without importing the job module that calls back into it.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+from functools import cache
 
 from blinker import Namespace
 from peewee import CharField, IntegerField, TextField
 
-from models.base import BaseModel, JSONField, UTCDateTimeField, utcnow
+from models.base import BaseModel, JSONField, UTCDateTimeField, db, utcnow
 
 JOB_STATUSES = ("pending", "queued", "started", "succeeded", "failed")
 OPEN_JOB_STATUSES = ("pending", "queued", "started")
@@ -51,18 +56,83 @@ def job_id(*parts: object) -> str:
     return "-".join(_UNSAFE_ID_CHARS.sub("_", str(part)) for part in parts)
 
 
+@cache
+def _insert_sql(param: str) -> str:
+    """The INSERT every enqueue runs, built once (building it per call costs as much as its
+    round trip); the same text on SQLite and PostgreSQL but for the placeholder."""
+    fields = JobRecord._meta.sorted_fields
+    columns = ", ".join(f'"{field.column_name}"' for field in fields)
+    values = ", ".join([param] * len(fields))
+    table = JobRecord._meta.table_name
+    return (f'INSERT INTO "{table}" ({columns}) VALUES ({values}) '  # noqa: S608 (no input)
+            "ON CONFLICT DO NOTHING")
+
+
 def record_job(func: str, *args: object, id: str, queue: str = QUEUE_DEFAULT,
                max_attempts: int = DEFAULT_MAX_ATTEMPTS, on_failure: str | None = None,
                delay_s: float = 0) -> JobRecord:
     """Record the job `func` (a dotted path) in the caller's transaction.
 
     `on_failure(*args, error)`, also a dotted path, runs once the last attempt has failed.
-    Recording the same id twice is a no-op for the second call."""
-    record, created = JobRecord.get_or_create(
-        id=id,
-        defaults={"queue": queue, "func": func, "args": list(args),
-                  "max_attempts": max_attempts, "on_failure": on_failure},
-    )
-    if created:
+    Recording the same id twice is a no-op for the second call (which returns the record it
+    was asked to write, not the stored one).
+
+    The row is written as "queued" in one `INSERT … ON CONFLICT DO NOTHING`: the push follows
+    the commit, a push that fails writes "pending" back, and a push lost with its process is
+    found by the sweeper (an open row whose RQ job Redis does not know)."""
+    record = JobRecord(id=id, queue=queue, func=func, args=list(args), status="queued",
+                       max_attempts=max_attempts, on_failure=on_failure)
+    params = [field.db_value(record.__data__.get(field.name))
+              for field in JobRecord._meta.sorted_fields]
+    if db.execute_sql(_insert_sql(db.param), params).rowcount == 1:
         job_recorded.send(record, delay_s=delay_s)
     return record
+
+
+@dataclass
+class RunningJob:
+    """The job a worker runs in its own process, and what the job wrote on its record itself
+    (each flag set once that write is committed)."""
+
+    id: str
+    started: bool = False
+    settled: bool = False
+
+
+# Set by the worker around a job it runs in-process: the job can then write its record's
+# progress in the transactions that commit its own effects, sparing the worker a commit each.
+_running_job: ContextVar[RunningJob | None] = ContextVar("running_job", default=None)
+
+
+@contextmanager
+def running_job(id: str) -> Iterator[RunningJob]:
+    run = RunningJob(id)
+    token = _running_job.set(run)
+    try:
+        yield run
+    finally:
+        _running_job.reset(token)
+
+
+def running_job_started() -> None:
+    """In the caller's transaction: the running job (if any) has started one more attempt."""
+    run = _running_job.get()
+    if run is None:
+        return
+    (JobRecord.update(status="started", attempts=JobRecord.attempts + 1, updated_at=utcnow())
+     .where(JobRecord.id == run.id).execute())
+    db.after_commit(lambda: setattr(run, "started", True))
+
+
+def running_job_succeeded() -> None:
+    """In the caller's transaction, the one that commits the job's effect: the running job
+    (if any) succeeded. Counts its attempt unless `running_job_started` did."""
+    run = _running_job.get()
+    if run is None:
+        return
+    now = utcnow()
+    fields = {"status": "succeeded", "updated_at": now, "finished_at": now}
+    if not run.started:
+        fields["attempts"] = JobRecord.attempts + 1
+    JobRecord.update(**fields).where(JobRecord.id == run.id).execute()
+    db.after_commit(lambda: setattr(run, "settled", True))

@@ -6,7 +6,9 @@ Each node step is one RQ job `wf-<execution>-<node>-<attempt>`. A step is three 
 commit its output, trace `complete` and queue the next step in one transaction — again only if
 the node is still the current, uncompleted one. So a job delivered twice, or re-run after its
 worker died after the commit, finds the node completed and does nothing: a completed node never
-runs again, and nothing is half-applied.
+runs again, and nothing is half-applied. A pure node (`nodes.PURE_NODE_TYPES`: no I/O) runs
+inside the claim's transaction instead, so its whole step is one commit. The step's job record
+is written in the same transactions (`models.jobs.running_job_*`).
 """
 
 from __future__ import annotations
@@ -17,10 +19,16 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from peewee import fn
+from peewee import Function, fn
 
-from models.base import db, is_postgres, utcnow
-from models.jobs import QUEUE_WORKFLOWS, job_id, record_job
+from models.base import db, is_postgres, new_id, utcnow
+from models.jobs import (
+    QUEUE_WORKFLOWS,
+    job_id,
+    record_job,
+    running_job_started,
+    running_job_succeeded,
+)
 from models.workflows import (
     OPEN_EXECUTION_STATUSES,
     AgentWorkflow,
@@ -131,13 +139,26 @@ def _locked(execution_id: str) -> WorkflowExecution | None:
 
 
 def _trace(execution: WorkflowExecution, event: str, node: Mapping[str, Any] | None,
-           duration_ms: int = 0, error: str | None = None) -> None:
-    last = (TraceEntry.select(fn.MAX(TraceEntry.seq))
-            .where(TraceEntry.execution == execution.id).scalar())
-    TraceEntry.create(execution=execution.id, seq=(last or 0) + 1,
-                      node_id=node["id"] if node else None,
-                      node_type=node["type"] if node else None, event=event,
-                      duration_ms=duration_ms, error=error, state=execution.state)
+           duration_ms: int = 0, error: str | None = None, defer: bool = False) -> None:
+    """Append a trace entry, with the execution locked (so no other writer picks the same
+    seq). The seq is computed by the INSERT itself, one round trip fewer; a `defer`red entry
+    is written with the next one, in the same INSERT."""
+    pending = getattr(execution, "_trace_pending", [])
+    pending.append({"id": new_id("wft"), "execution": execution.id,
+                    "seq": _last_seq(execution.id) + len(pending) + 1,
+                    "node_id": node["id"] if node else None,
+                    "node_type": node["type"] if node else None, "event": event,
+                    "at": utcnow(), "duration_ms": duration_ms, "error": error,
+                    "state": execution.state})
+    execution._trace_pending = pending if defer else []
+    if not defer:
+        TraceEntry.insert_many(pending).execute()
+
+
+def _last_seq(execution_id: str) -> Function:
+    """The execution's last trace seq, as SQL evaluated by the statement that uses it."""
+    return fn.COALESCE(TraceEntry.select(fn.MAX(TraceEntry.seq))
+                       .where(TraceEntry.execution == execution_id), 0)
 
 
 def _save(execution: WorkflowExecution, **fields: Any) -> None:
@@ -146,7 +167,8 @@ def _save(execution: WorkflowExecution, **fields: Any) -> None:
     execution.updated_at = utcnow()
     if execution.status not in OPEN_EXECUTION_STATUSES and execution.finished_at is None:
         execution.finished_at = utcnow()
-    execution.save()
+    # Only what changed: the definition and input are never rewritten.
+    execution.save(only=execution.dirty_fields)
 
 
 def _is_current(execution: WorkflowExecution | None, node_id: str) -> bool:
@@ -166,35 +188,35 @@ def _advance(execution: WorkflowExecution, next_id: str | None) -> None:
 
 # Steps ---------------------------------------------------------------------------------------
 
-def _claim(execution_id: str, node_id: str) -> tuple[WorkflowExecution, dict] | None:
-    with db.atomic():
-        execution = _locked(execution_id)
-        if not _is_current(execution, node_id):
-            return None
-        node = nodes_by_id(execution.definition)[node_id]
-        _save(execution, status="running")
-        _trace(execution, "start", node)
-    return execution, node
-
-
 def _elapsed_ms(started: float) -> int:
     return int((time.monotonic() - started) * 1000)
 
 
-def run_step(execution_id: str, node_id: str, config: Mapping[str, Any]) -> str:
-    """Run one node step; returns what happened (for the job's log)."""
-    claimed = _claim(execution_id, node_id)
-    if claimed is None:
-        logger.info("execution %s step %s skipped (not current)", execution_id, node_id)
-        return "skipped"
-    execution, node = claimed
-    started = time.monotonic()
-    context = node_runner.NodeContext(
+def _context(execution: WorkflowExecution, node_id: str,
+             config: Mapping[str, Any]) -> node_runner.NodeContext:
+    return node_runner.NodeContext(
         organization_id=execution.organization_id, execution_id=execution.id,
         workflow_id=execution.workflow_id, state=execution.state,
         definition=execution.definition, config=config, node_id=node_id)
+
+
+def run_step(execution_id: str, node_id: str, config: Mapping[str, Any]) -> str:
+    """Run one node step; returns what happened (for the job's log)."""
+    with db.atomic():
+        execution = _locked(execution_id)
+        if not _is_current(execution, node_id):
+            logger.info("execution %s step %s skipped (not current)", execution_id, node_id)
+            return "skipped"
+        node = nodes_by_id(execution.definition)[node_id]
+        if node["type"] in node_runner.PURE_NODE_TYPES:
+            return _run_pure(execution, node, config)
+        _save(execution, status="running")
+        _trace(execution, "start", node)
+        running_job_started()
+    # Outside any transaction: the node may wait on a model or a FHIR server.
+    started = time.monotonic()
     try:
-        result = node_runner.run_node(node, context)
+        result = node_runner.run_node(node, _context(execution, node_id, config))
     except TransientNodeError as exc:
         # Recorded, then raised so that RQ retries the job with backoff.
         _record_error(execution_id, node, str(exc), _elapsed_ms(started), fail=False)
@@ -205,17 +227,36 @@ def run_step(execution_id: str, node_id: str, config: Mapping[str, Any]) -> str:
     return _finish(execution_id, node, result, _elapsed_ms(started))
 
 
+def _run_pure(execution: WorkflowExecution, node: Mapping[str, Any],
+              config: Mapping[str, Any]) -> str:
+    """A pure node's whole step, in the claim's transaction (its status and trace entries
+    written once, at the end)."""
+    _trace(execution, "start", node, defer=True)
+    started = time.monotonic()
+    try:
+        result = node_runner.run_node(node, _context(execution, node["id"], config))
+    except NodeError as exc:
+        _apply_error(execution, node, str(exc)[:MAX_ERROR_CHARS], _elapsed_ms(started), True)
+        running_job_succeeded()
+        return "failed"
+    return _apply(execution, node, result, _elapsed_ms(started))
+
+
 def _record_error(execution_id: str, node: Mapping[str, Any], error: str, duration_ms: int,
                   fail: bool) -> None:
-    error = error[:MAX_ERROR_CHARS]
     with db.atomic():
         execution = _locked(execution_id)
         if not _is_current(execution, node["id"]):
             return
-        _trace(execution, "error", node, duration_ms, error)
-        if fail:
-            _save(execution, status="failed", error=error)
-    logger.info("execution %s node %s error (%s)", execution_id, node["id"],
+        _apply_error(execution, node, error[:MAX_ERROR_CHARS], duration_ms, fail)
+
+
+def _apply_error(execution: WorkflowExecution, node: Mapping[str, Any], error: str,
+                 duration_ms: int, fail: bool) -> None:
+    _trace(execution, "error", node, duration_ms, error)
+    if fail:
+        _save(execution, status="failed", error=error)
+    logger.info("execution %s node %s error (%s)", execution.id, node["id"],
                 "failed" if fail else "will retry")
 
 
@@ -225,19 +266,27 @@ def _finish(execution_id: str, node: Mapping[str, Any], result: NodeResult,
         execution = _locked(execution_id)
         if not _is_current(execution, node["id"]):
             return "discarded"  # cancelled meanwhile, or a duplicate delivery got here first
-        execution.state = {**execution.state, node["id"]: result.output}
-        if result.pause:
-            title = (node.get("config") or {}).get("title") or DEFAULT_APPROVAL_TITLE
-            approval, _ = WorkflowApproval.get_or_create(
-                execution=execution.id, node_id=node["id"], defaults={"title": title})
-            execution.state = {**execution.state,
-                               node["id"]: {"approval_id": approval.id, "status": "pending"}}
-            _save(execution, status="paused")
-            _trace(execution, "paused", node, duration_ms)
-            return "paused"
-        execution.completed_nodes = [*execution.completed_nodes, node["id"]]
-        _trace(execution, "complete", node, duration_ms)
-        _advance(execution, result.next_node)
+        return _apply(execution, node, result, duration_ms)
+
+
+def _apply(execution: WorkflowExecution, node: Mapping[str, Any], result: NodeResult,
+           duration_ms: int) -> str:
+    """Store a node's output and move on (or pause), with the step's job record, in the
+    caller's transaction."""
+    running_job_succeeded()
+    execution.state = {**execution.state, node["id"]: result.output}
+    if result.pause:
+        title = (node.get("config") or {}).get("title") or DEFAULT_APPROVAL_TITLE
+        approval, _ = WorkflowApproval.get_or_create(
+            execution=execution.id, node_id=node["id"], defaults={"title": title})
+        execution.state = {**execution.state,
+                           node["id"]: {"approval_id": approval.id, "status": "pending"}}
+        _save(execution, status="paused")
+        _trace(execution, "paused", node, duration_ms)
+        return "paused"
+    execution.completed_nodes = [*execution.completed_nodes, node["id"]]
+    _trace(execution, "complete", node, duration_ms)
+    _advance(execution, result.next_node)
     return "completed"
 
 

@@ -176,6 +176,10 @@ def _webhook(config: Mapping[str, Any], context: NodeContext) -> Any:
     return {"status": "queued", "event_id": event.id, "event": config["event"]}
 
 
+# Nodes that only read the state and touch nothing else, in microseconds: the engine runs them
+# under the step's lock, so claim, output and next step commit together.
+PURE_NODE_TYPES = frozenset({"condition", "set", "end"})
+
 RUNNERS = {
     "analyze_session": _analyze_session,
     "llm": _llm,

@@ -114,3 +114,29 @@ def test_enqueue_in_a_rolled_back_savepoint_is_not_pushed(app, org):
                 savepoint.rollback()
         assert JobRecord.get_or_none(JobRecord.id == jid) is None
         assert not _in_redis(app, jid)
+
+
+def test_enqueue_in_a_released_savepoint_is_pushed_after_commit(app, org):
+    jid = job_id("meter", org.id, 9)
+    with app.app_context():
+        with db.atomic():
+            with db.atomic():
+                enqueue(meter_one, org.id, "kept", id=jid)
+            with db.atomic() as other:
+                other.rollback()  # a sibling's rollback leaves the earlier push in place
+            assert not _in_redis(app, jid)
+        assert _in_redis(app, jid)
+
+
+def test_push_lost_after_commit_is_recovered_by_the_sweeper(app, org, run_worker):
+    jid = job_id("meter", org.id, 10)
+    with app.app_context():
+        with db.atomic():
+            enqueue(meter_one, org.id, "recovered", id=jid)
+            db._clear_commit_callbacks()  # the process dies between commit and push
+        assert JobRecord.get_by_id(jid).status == "queued"
+        assert not _in_redis(app, jid)
+        assert sweep(older_than_s=0) == [jid]
+    run_worker()
+    assert _labels(org) == ["recovered"]
+    assert JobRecord.get_by_id(jid).status == "succeeded"

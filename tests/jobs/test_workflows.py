@@ -84,3 +84,26 @@ def test_ehr_sync_to_a_private_address_is_refused_without_the_setting(make_app, 
     assert state["status"] == "failed"
     assert "address refused" in (state["error"] or "")
     assert sync["status"] == "failed" and fhir.requests == []
+
+
+def test_each_step_records_its_job_once_succeeded_with_one_attempt(app, org, run_worker):
+    """Pure steps write their job row in their one transaction, others in claim and finish;
+    either way the row ends succeeded with one attempt."""
+    from models.jobs import JobRecord
+
+    definition = {"start": "analyze", "nodes": [
+        {"id": "analyze", "type": "analyze_session", "config": {}, "next": "mark"},
+        {"id": "mark", "type": "set", "config": {"values": {"done": True}}, "next": "done"},
+        {"id": "done", "type": "end", "config": {}, "next": None}]}
+    with app.app_context():
+        workflow = AgentWorkflow.create(organization=org.id, name="Steps", definition=definition)
+        execution = engine.start_execution(org.id, workflow, {"transcript": TRANSCRIPT})
+    run_worker()
+    assert WorkflowExecution.get_by_id(execution.id).status == "completed"
+    rows = {r.id: (r.status, r.attempts, r.finished_at is not None) for r in JobRecord.select()}
+    assert rows == {engine.step_job_id(execution.id, node, 1): ("succeeded", 1, True)
+                    for node in ("analyze", "mark", "done")}
+    trace = [(t.seq, t.node_id, t.event) for t in TraceEntry.select()
+             .where(TraceEntry.execution == execution.id).order_by(TraceEntry.seq)]
+    assert trace == [(1, "analyze", "start"), (2, "analyze", "complete"), (3, "mark", "start"),
+                     (4, "mark", "complete"), (5, "done", "start"), (6, "done", "complete")]
