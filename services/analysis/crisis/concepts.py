@@ -170,14 +170,21 @@ class _Sentence:
     mentions: list[Mention]
 
 
+@functools.lru_cache(maxsize=50_000)
+def _normal(token: str) -> tuple[tuple[str, str], ...]:
+    """A token's normalised words with their stems, worked out once per distinct token."""
+    return tuple((word, _stem(word)) for word in (
+        _correct(w) for w in _TEXT_SPEAK.get(token, (token,)) if w not in _FILLERS))
+
+
+def _normalise(text: str) -> list[tuple[str, str]]:
+    return [pair for token in _TOKEN_RE.findall(text.lower().replace("\u2019", "'"))
+            for pair in _normal(token)]
+
+
 def tokenize(text: str) -> list[str]:
     """Normalised words: lower case, text-speak and contractions expanded, fillers dropped."""
-    words: list[str] = []
-    for token in _TOKEN_RE.findall(text.lower().replace("\u2019", "'")):
-        for word in _TEXT_SPEAK.get(token, (token,)):
-            if word not in _FILLERS:
-                words.append(_correct(word))
-    return words
+    return [word for word, _stem_ in _normalise(text)]
 
 
 def _match(stems: list[str], offset: int, sentence: int) -> list[Mention]:
@@ -201,10 +208,11 @@ def read_turn(text: str) -> list[_Sentence]:
     sentences: list[_Sentence] = []
     offset = 0
     for part in _SENTENCE_RE.findall(text):
-        words = tokenize(part)
-        if not words:
+        pairs = _normalise(part)
+        if not pairs:
             continue
-        stems = [_stem(word) for word in words]
+        words = [word for word, _ in pairs]
+        stems = [stem for _, stem in pairs]
         index = len(sentences)
         sentences.append(_Sentence(words, stems, offset, _match(stems, offset, index)))
         offset += len(words)
@@ -405,9 +413,20 @@ def find(text: str, quote_words: int, earlier_context: bool = False) -> list[Con
     return find_in(read_turn(text), quote_words, earlier_context)
 
 
+# Every finding needs one of these in its own sentence; a turn without any (most turns of an
+# ordinary session) is done without weighing assertion or combinations.
+_LEAD_CONCEPTS = frozenset({
+    "self_harm_act", "self_harm_cue", "death_wish", "death_weak", "self_kill", "self_kill_weak",
+    "act_pronoun", "past_act", "method", "method_weak", "means", "plan", "preparation",
+    "preparation_weak", "burden", "hopeless", "farewell",
+})
+
+
 def find_in(sentences: list[_Sentence], quote_words: int, earlier_context: bool = False
             ) -> list[ConceptFinding]:
     """``find`` for a turn already read with ``read_turn``."""
+    if not any(m.concept in _LEAD_CONCEPTS for s in sentences for m in s.mentions):
+        return []
     asserted = asserted_concepts(sentences)
     findings: list[ConceptFinding] = []
     context = earlier_context
