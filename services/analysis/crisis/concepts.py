@@ -41,7 +41,9 @@ _SENTENCE_RE = re.compile(r"[^.!?;:\n]+")
 # Clause terminators for ConText modifiers ("…, but none now").
 _TERMINATORS = frozenset({"but", "though", "although", "however", "except", "yet", "whereas"})
 _FIRST_PERSON = frozenset({"i", "me", "my", "myself", "mine"})
-_THIRD_PERSON = frozenset({"she", "he", "they", "her", "him", "his", "them", "their", "someone",
+# Subjects and owners only: an object ("I told him I want to die", "taking them") does not
+# make the statement someone else's.
+_THIRD_PERSON = frozenset({"she", "he", "they", "her", "his", "their", "someone",
                            "somebody", "people", "character", "himself", "herself", "themselves"})
 _REFLEXIVE_OTHER = frozenset({"himself", "herself", "themselves", "yourself"})
 # "cut" only means self-harm when it is not cutting something else ("cut back", "cut ties").
@@ -83,7 +85,8 @@ _IRREGULAR = {"dying": "die", "died": "die", "dies": "die", "dead": "dead", "lyi
               "goodbyes": "goodbye", "this": "this", "its": "its", "lives": "life",
               "living": "live", "note": "note", "notes": "note", "noted": "note",
               "finals": "finals", "training": "training", "trained": "trained",
-              "exhausted": "exhausted", "exhausting": "exhausted"}
+              "exhausted": "exhausted", "exhausting": "exhausted", "care": "care",
+              "cares": "care", "cared": "care"}
 
 
 def _load() -> dict:
@@ -321,7 +324,8 @@ def turn_is_resolved(sentences: list[_Sentence]) -> bool:
 
 # Means are often someone else's ("my dad's pistol"): access is what counts. Review cues are
 # kept whoever else the sentence names ("told my friend bye"): a clinician follows them up.
-_OWNERLESS = frozenset({"means", "possession", "purpose", "burden", "farewell", "hopeless"})
+_OWNERLESS = frozenset({"means", "possession", "purpose", "time", "burden", "farewell",
+                        "hopeless"})
 _SPEAKER = frozenset({"i", "me", "my", "mine"})
 
 
