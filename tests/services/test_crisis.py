@@ -646,12 +646,10 @@ VARIED_NON_SIGNALS = [
     "Patient: I'm afraid I'll die alone.",
     "Patient: The doctor said the surgery could kill me if I wait.",
 ]
-KNOWN_MISSES = [
-    "Patient: Lately I've been wondering if it's even worth it to keep going.",
-    "Patient: I'm going to jump. I mean it this time.",
-]
 # Misses of the phrase patterns that the concept reading now catches.
 FORMER_MISSES = [
+    "Patient: Lately I've been wondering if it's even worth it to keep going.",
+    "Patient: I'm going to jump. I mean it this time.",
     "Patient: I could kill my ex for what he did, I've thought about how I'd do it.",
     "Patient: I'm going to do it this weekend, I've decided.",
     "Patient: I wrote a note for my mom explaining everything.",
@@ -671,13 +669,6 @@ def test_varied_non_crisis_phrasings_stay_quiet(text):
 
 @pytest.mark.parametrize("text", FORMER_MISSES)
 def test_former_false_negatives_are_caught(text):
-    assert detect_crisis(text).level in ("high", "imminent")
-
-
-@pytest.mark.xfail(strict=True, reason="known false negative: needs context or wording the "
-                   "patterns do not cover")
-@pytest.mark.parametrize("text", KNOWN_MISSES)
-def test_known_false_negatives(text):
     assert detect_crisis(text).level in ("high", "imminent")
 
 

@@ -229,6 +229,7 @@ def read_turn(text: str) -> list[_Sentence]:
 # Concepts whose phrases carry their own negation ("not wake up", "do not care"): a negation
 # word inside them is part of the meaning, not a modifier.
 _MODIFIER_CONCEPTS = frozenset({"negation", "negation_exception", "hypothetical", "others",
+                                "doubt", "worth_living",
                                 "academic", "historical", "resolved", "recent", "accident",
                                 "idiom"})
 
@@ -412,6 +413,16 @@ def _death_is_wished(sentence: _Sentence, mention: Mention, concepts: list[Menti
     return bool(wishes)
 
 
+def _life_doubted(sentence: _Sentence, mention: Mention) -> bool:
+    """"no reason to live", "wondering if it's worth it to keep going": the worth of living is
+    denied or questioned before it is named, in the same clause, by the patient."""
+    start, _end = _clause_bounds(sentence, mention.start)
+    doubted = any(m.concept == "doubt" and start <= m.start < mention.start
+                  for m in sentence.mentions)
+    return doubted and not _about_someone_else(sentence, mention) and \
+        not _hypothetical(sentence, mention)
+
+
 def find(text: str, quote_words: int, earlier_context: bool = False) -> list[ConceptFinding]:
     """Crisis kinds and review cues asserted in one patient turn."""
     return find_in(read_turn(text), quote_words, earlier_context)
@@ -422,7 +433,7 @@ def find(text: str, quote_words: int, earlier_context: bool = False) -> list[Con
 _LEAD_CONCEPTS = frozenset({
     "self_harm_act", "self_harm_cue", "death_wish", "death_weak", "self_kill", "self_kill_weak",
     "act_pronoun", "past_act", "method", "method_weak", "means", "plan", "preparation",
-    "preparation_weak", "burden", "hopeless", "farewell",
+    "preparation_weak", "burden", "hopeless", "farewell", "worth_living",
 })
 
 
@@ -463,6 +474,10 @@ def find_in(sentences: list[_Sentence], quote_words: int, earlier_context: bool 
                 add("wish_to_be_dead", mention)
                 context = True
                 break
+        worth = next((m for m in sentence.mentions if m.concept == "worth_living"), None)
+        if worth is not None and _life_doubted(sentence, worth):
+            add("wish_to_be_dead", worth)  # "wondering if it's worth it to keep going"
+            context = True
         act = first.get("self_kill")
         if act is None and "self_kill_weak" in own and window & {
             "intent", "commitment", "desire", "purpose", "plan", "thought", "possession", "means",
@@ -483,6 +498,11 @@ def find_in(sentences: list[_Sentence], quote_words: int, earlier_context: bool 
             or ("intent" in own and timed)
         ):
             act = first["act_pronoun"]
+        bare = next((m for m in concepts if m.concept == "method_weak"
+                     and m.end == sentence.offset + len(sentence.words)), None)
+        if act is None and bare is not None and "intent" in own and (
+                context or "commitment" in window):
+            act = bare  # "I'm going to jump. I mean it this time."
         if act is None and "past_act" in own and own & {"method", "method_weak"}:
             # "I swallowed a bottle of my antidepressants": the act named by its means.
             act = first["past_act"]
