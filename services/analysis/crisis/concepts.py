@@ -45,6 +45,8 @@ _FIRST_PERSON = frozenset({"i", "me", "my", "myself", "mine"})
 # make the statement someone else's.
 _THIRD_PERSON = frozenset({"she", "he", "they", "her", "his", "their", "someone",
                            "somebody", "people", "character", "himself", "herself", "themselves"})
+_OBJECT_MARKERS = frozenset({"of", "see", "visit", "join", "told", "tell", "call", "called",
+                             "text", "texted", "miss", "with", "to", "for", "about"})
 _REFLEXIVE_OTHER = frozenset({"himself", "herself", "themselves", "yourself"})
 # "cut" only means self-harm when it is not cutting something else ("cut back", "cut ties").
 _CUT_OBJECTS = frozenset({"back", "ties", "off", "down", "out", "the", "a", "an", "it", "him",
@@ -148,6 +150,8 @@ _COMMON = frozenset({"though", "through", "should", "would", "could", "people", 
 @functools.lru_cache(maxsize=20_000)
 def _correct(word: str) -> str:
     """A lexicon word one edit away from an unknown long word ("sucide" → "suicide")."""
+    if word.endswith("in") and len(word) >= 4 and _stem(word + "g") in _VOCABULARY:
+        return word + "g"  # a dropped g: "endin", "cuttin"
     if len(word) < MIN_FUZZY_LENGTH or word in _COMMON or _stem(word) in _VOCABULARY:
         return word
     for variant in _deletes(word):
@@ -276,10 +280,11 @@ def _about_someone_else(sentence: _Sentence, mention: Mention) -> bool:
     for index in range(sentence.offset, mention.start):
         word = sentence.words[index - sentence.offset]
         if any(m.concept == "others" and m.start == index for m in sentence.mentions):
-            # "a bottle of my mom's xanax" names an owner, not who is speaking.
+            # "a bottle of my mom's xanax" names an owner, "see my grandma", "told my mom"
+            # someone the patient acts on: neither is who is speaking.
             previous = sentence.words[index - sentence.offset - 1] if index > sentence.offset \
                 else ""
-            if previous != "of":
+            if previous not in _OBJECT_MARKERS:
                 last = "other"
         elif word in _FIRST_PERSON:
             last = "self"
@@ -405,7 +410,11 @@ def _death_is_wished(sentence: _Sentence, mention: Mention, concepts: list[Menti
     after = sentence.words[mention.end - sentence.offset:mention.end - sentence.offset + 1]
     if after and after[0] in _IDIOM_AFTER_DEATH:
         return False
-    wishes = [m for m in concepts if m.concept == "desire" and m.start < mention.start]
+    # "I want to …"; "I'm going to see my grandma in heaven soon, I've decided": an intent
+    # counts when committed or timed ("I'm afraid I'll die alone" is a fear, not a wish).
+    willed = ("desire", "intent", "commitment") if {"commitment", "time"} & {
+        m.concept for m in concepts} else ("desire",)
+    wishes = [m for m in concepts if m.concept in willed and m.start < mention.start]
     if sentence.stems[mention.start - sentence.offset:mention.end - sentence.offset] == \
             ["wake", "up"]:
         return any("not" in sentence.words[m.start - sentence.offset:m.end - sentence.offset]
@@ -503,6 +512,8 @@ def find_in(sentences: list[_Sentence], quote_words: int, earlier_context: bool 
         if act is None and bare is not None and "intent" in own and (
                 context or "commitment" in window):
             act = bare  # "I'm going to jump. I mean it this time."
+        if act is None and "method" in own and own & {"intent", "commitment"}:
+            act = first["method"]  # "I'm going to drive my car off the bridge"
         if act is None and "past_act" in own and own & {"method", "method_weak"}:
             # "I swallowed a bottle of my antidepressants": the act named by its means.
             act = first["past_act"]
@@ -510,7 +521,10 @@ def find_in(sentences: list[_Sentence], quote_words: int, earlier_context: bool 
             context = True
             if "past_act" in own:
                 add("past_attempt", act)
-            elif own & {"intent", "commitment"} or "commitment" in window:
+            elif own & {"intent", "commitment"} or "commitment" in window or (
+                    "time" in own and act.concept == "self_kill"
+                    and not own & {"thought", "desire"}):
+                # "I'm killing myself this weekend": the act with a time is intent.
                 add("intent", act, imminent=timed)
                 if timed:
                     add("plan", act, imminent=True)
