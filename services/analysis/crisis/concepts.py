@@ -55,9 +55,10 @@ _CUT_OBJECTS = frozenset({"back", "ties", "off", "down", "out", "the", "a", "an"
                           "open", "my finger", "people", "contact"})
 _IDIOM_AFTER_DEATH = frozenset({"of", "from", "to", "laughing", "tired", "end", "line", "for",
                                 "than", "serious", "late", "early", "in", "on", "at", "haha"})
+_IDIOM_AFTER_PHRASE = _IDIOM_AFTER_DEATH - {"in", "on", "at"}
 # "killing myself at the gym", "ending it with Tom": the act is about something else.
 _IDIOM_AFTER_ACT = frozenset({"at", "for", "over", "trying", "working", "studying", "laughing",
-                              "with", "to"})
+                              "with", "to", "of"})
 _TOPIC_WORDS = frozenset({"suicid", "suicidal"})
 _BODY_PARTS = frozenset({"arm", "arms", "wrist", "wrists", "thigh", "thighs", "leg", "legs",
                          "skin", "stomach", "body", "chest", "hip", "hips"})
@@ -309,10 +310,21 @@ def _hypothetical(sentence: _Sentence, mention: Mention) -> bool:
 _QUALIFIERS = frozenset({"academic"})
 
 
+_LIFETIME = frozenset({"past_act", "recent", "method", "self_harm_act", "means", "preparation"})
+
+
 def qualified(sentences: list[_Sentence]) -> bool:
-    """Whether a turn carries a ConText modifier (negated, hypothetical, someone else's,
-    academic, historical, accidental, idiomatic) that can make a topic word not a disclosure."""
-    return any(m.concept in _QUALIFIERS for s in sentences for m in s.mentions)
+    """Whether a turn carries a ConText modifier that can make a topic word not a disclosure:
+    academic, or historical thoughts ("suicidal in my twenties") — not an act, which counts
+    for life, and not when the turn says it is back ("lately", "again")."""
+    found = {m.concept for s in sentences for m in s.mentions}
+    if found & _QUALIFIERS:
+        return True
+    if "historical" not in found or found & _LIFETIME:
+        return False
+    acts = [m for s in sentences for m in s.mentions if m.concept == "self_kill"
+            and s.stems[m.start - s.offset:m.end - s.offset][0] not in _TOPIC_WORDS]
+    return not acts and bool(found & {"thought", "self_kill", "death_wish", "death_weak"})
 
 
 def turn_is_resolved(sentences: list[_Sentence]) -> bool:
@@ -476,7 +488,9 @@ def find_in(sentences: list[_Sentence], quote_words: int, earlier_context: bool 
                 add("self_harm", mention)
                 break
         for mention in concepts:
-            idiom = set(sentence.words[mention.end - sentence.offset:][:1]) & _IDIOM_AFTER_DEATH
+            # "dead tired", "sleep forever haha"; but "not wake up in the morning" is meant.
+            idiom = set(sentence.words[mention.end - sentence.offset:][:1]) & (
+                _IDIOM_AFTER_DEATH if mention.end - mention.start == 1 else _IDIOM_AFTER_PHRASE)
             if (mention.concept == "death_wish" and not idiom) or (
                 mention.concept == "death_weak" and _death_is_wished(sentence, mention, concepts)
             ):
@@ -504,7 +518,7 @@ def find_in(sentences: list[_Sentence], quote_words: int, earlier_context: bool 
             act = None  # "suicide runs in my family", "what suicide means"
         if act is None and "act_pronoun" in own and (
             context or window & _SUICIDAL or "commitment" in window
-            or ("intent" in own and timed)
+            or ("intent" in own and timed) or (timed and window & {"means", "method"})
         ):
             act = first["act_pronoun"]
         bare = next((m for m in concepts if m.concept == "method_weak"
@@ -522,7 +536,7 @@ def find_in(sentences: list[_Sentence], quote_words: int, earlier_context: bool 
             if "past_act" in own:
                 add("past_attempt", act)
             elif own & {"intent", "commitment"} or "commitment" in window or (
-                    "time" in own and act.concept == "self_kill"
+                    "time" in own and act.concept in ("self_kill", "act_pronoun")
                     and not own & {"thought", "desire"}):
                 # "I'm killing myself this weekend": the act with a time is intent.
                 add("intent", act, imminent=timed)
@@ -538,7 +552,8 @@ def find_in(sentences: list[_Sentence], quote_words: int, earlier_context: bool 
                                    or "means" in own):
             add("method", method)
             context = True
-        elif "method_weak" in own and (context or window & {"self_kill", "death_wish", "plan"}):
+        elif "method_weak" in own and (context or window & {"self_kill", "death_wish"} or (
+                "plan" in window and not _has(sentence, "accident"))):  # not "planning a trip"
             add("method", first["method_weak"])
         means = first.get("means")
         if method is None and means is not None and "purpose" in own and window & {
@@ -551,12 +566,17 @@ def find_in(sentences: list[_Sentence], quote_words: int, earlier_context: bool 
             add("means_access", means,
                 imminent=bool(window & {"time", "commitment", "plan", "preparation"}))
             context = True
+        if own & {"means", "method_weak"} and "covert" in window and \
+                set(sentence.words) & _FIRST_PERSON:
+            # "taking all my pills once everyone is asleep": means with a time chosen to be alone.
+            add("plan", first.get("means") or first["method_weak"], imminent=True)
+            context = True
         plans = [m for m in concepts if m.concept == "plan"]
         plan = max(plans, key=lambda m: m.end - m.start) if plans else None
         if plan is not None and len(sentence.words) > 1 and (
-            window & {"self_kill", "self_kill_weak", "method", "method_weak", "means",
-                      "act_pronoun", "preparation"}
-            or (context and "time" in window)
+            window & {"self_kill", "self_kill_weak", "method", "means", "act_pronoun",
+                      "preparation"}
+            or (context and window & {"time", "method_weak"})
             or plan.end - plan.start >= _LONG_PLAN_TOKENS
         ):
             add("plan", plan, imminent=timed or bool(window & _MEANS_OR_METHOD))
