@@ -234,7 +234,7 @@ def read_turn(text: str) -> list[_Sentence]:
 # Concepts whose phrases carry their own negation ("not wake up", "do not care"): a negation
 # word inside them is part of the meaning, not a modifier.
 _MODIFIER_CONCEPTS = frozenset({"negation", "negation_exception", "hypothetical", "others",
-                                "doubt", "worth_living",
+                                "worth_living",
                                 "academic", "historical", "resolved", "recent", "accident",
                                 "idiom"})
 
@@ -434,12 +434,17 @@ def _death_is_wished(sentence: _Sentence, mention: Mention, concepts: list[Menti
     return bool(wishes)
 
 
+# Words that deny or question what follows ("no reason to live", "wondering if it's worth it").
+_DOUBT_WORDS = frozenset({"no", "not", "never", "any", "lost", "wonder", "wondering", "wondered",
+                          "whether", "why", "question", "questioning", "doubt", "sure", "if"})
+
+
 def _life_doubted(sentence: _Sentence, mention: Mention) -> bool:
     """"no reason to live", "wondering if it's worth it to keep going": the worth of living is
     denied or questioned before it is named, in the same clause, by the patient."""
     start, _end = _clause_bounds(sentence, mention.start)
-    doubted = any(m.concept == "doubt" and start <= m.start < mention.start
-                  for m in sentence.mentions)
+    before = sentence.words[start - sentence.offset:mention.start - sentence.offset]
+    doubted = bool(_DOUBT_WORDS.intersection(before)) or before[:1] in (["is"], ["does"])
     return doubted and not _about_someone_else(sentence, mention) and \
         not _hypothetical(sentence, mention)
 
