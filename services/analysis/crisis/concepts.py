@@ -114,17 +114,26 @@ _CONCEPTS: dict[str, tuple[tuple[str, ...], ...]] = {
     name: tuple(stems for stems in (_phrase_stems(p) for p in phrases) if stems)
     for name, phrases in _LEXICON["concepts"].items()
 }
-# First stem → [(phrase length, {phrase stems: concepts})], longest first so they win: one
-# slice and one dict lookup per length at each token, however many phrases share the stem.
-_INDEX: dict[str, list[tuple[int, dict[tuple[str, ...], list[str]]]]] = {}
-_by_length: dict[str, dict[int, dict[tuple[str, ...], list[str]]]] = {}
+class _Node:
+    """A trie node over phrase stems: the concepts of the phrase ending here, and what follows."""
+
+    __slots__ = ("concepts", "next")
+
+    def __init__(self) -> None:
+        self.concepts: list[str] = []
+        self.next: dict[str, _Node] = {}
+
+
+# Matching walks the trie from each token and stops at the first stem no phrase continues
+# with: one dict lookup for most tokens, however many phrases the lexicons hold.
+_TRIE: dict[str, _Node] = {}
 for _name, _phrases in _CONCEPTS.items():
     for _stems in _phrases:
-        concepts_of = _by_length.setdefault(_stems[0], {}).setdefault(len(_stems), {})
-        if _name not in concepts_of.setdefault(_stems, []):
-            concepts_of[_stems].append(_name)
-for _first, _lengths in _by_length.items():
-    _INDEX[_first] = sorted(_lengths.items(), key=lambda entry: -entry[0])
+        _node = _TRIE.setdefault(_stems[0], _Node())
+        for _stem_ in _stems[1:]:
+            _node = _node.next.setdefault(_stem_, _Node())
+        if _name not in _node.concepts:
+            _node.concepts.append(_name)
 _VOCABULARY = frozenset(stem for phrases in _CONCEPTS.values() for p in phrases for stem in p)
 _LONG_WORDS = frozenset(
     word for phrases in _LEXICON["concepts"].values() for phrase in phrases
@@ -196,19 +205,31 @@ def tokenize(text: str) -> list[str]:
 
 
 def _match(stems: list[str], offset: int, sentence: int) -> list[Mention]:
-    """Every concept phrase in a sentence; a concept may overlap another concept."""
+    """Every concept phrase in a sentence; a concept may overlap another concept. At each token
+    a concept keeps its longest phrase."""
     found: list[Mention] = []
+    count = len(stems)
     for i, stem in enumerate(stems):
-        entries = _INDEX.get(stem)
-        if entries is None:
+        node = _TRIE.get(stem)
+        if node is None:
             continue
+        ends: list[tuple[int, list[str]]] = []
+        j = i + 1
+        while True:
+            if node.concepts:
+                ends.append((j, node.concepts))
+            if j == count:
+                break
+            node = node.next.get(stems[j])
+            if node is None:
+                break
+            j += 1
         seen: set[str] = set()
-        for length, phrases in entries:
-            matched = phrases.get(tuple(stems[i:i + length]))
-            for concept in matched or ():
+        for end, concepts in reversed(ends):
+            for concept in concepts:
                 if concept not in seen:
                     seen.add(concept)
-                    found.append(Mention(concept, offset + i, offset + i + length, sentence))
+                    found.append(Mention(concept, offset + i, offset + end, sentence))
     return found
 
 
