@@ -46,7 +46,9 @@ _FIRST_PERSON = frozenset({"i", "me", "my", "myself", "mine"})
 _THIRD_PERSON = frozenset({"she", "he", "they", "her", "his", "their", "someone",
                            "somebody", "people", "character", "himself", "herself", "themselves"})
 _OBJECT_MARKERS = frozenset({"of", "see", "visit", "join", "told", "tell", "call", "called",
-                             "text", "texted", "miss", "with", "to", "for", "about"})
+                             "text", "texted", "miss", "with", "to", "for", "about", "wrote",
+                             "write", "gave", "give", "left", "leave", "sent", "send", "hugged",
+                             "thanked", "kissed"})
 _REFLEXIVE_OTHER = frozenset({"himself", "herself", "themselves", "yourself"})
 # "cut" only means self-harm when it is not cutting something else ("cut back", "cut ties").
 _CUT_OBJECTS = frozenset({"back", "ties", "off", "down", "out", "the", "a", "an", "it", "him",
@@ -55,7 +57,7 @@ _CUT_OBJECTS = frozenset({"back", "ties", "off", "down", "out", "the", "a", "an"
                           "open", "my finger", "people", "contact"})
 _IDIOM_AFTER_DEATH = frozenset({"of", "from", "to", "laughing", "tired", "end", "line", "for",
                                 "than", "serious", "late", "early", "in", "on", "at", "haha"})
-_IDIOM_AFTER_PHRASE = _IDIOM_AFTER_DEATH - {"in", "on", "at"}
+_IDIOM_AFTER_PHRASE = frozenset({"late", "early", "haha", "lol", "laughing", "tired"})
 # "killing myself at the gym", "ending it with Tom": the act is about something else.
 _IDIOM_AFTER_ACT = frozenset({"at", "for", "over", "trying", "working", "studying", "laughing",
                               "with", "to", "of"})
@@ -374,6 +376,11 @@ def _speaker_inside(sentence: _Sentence, mention: Mention) -> bool:
     return bool(_SPEAKER.intersection(words))
 
 
+def _holds(mention: Mention, start: int, end: int) -> bool:
+    return mention.start <= start and end <= mention.end and \
+        mention.end - mention.start > end - start
+
+
 def asserted_concepts(sentences: list[_Sentence]) -> list[list[Mention]]:
     """Per sentence, the concept mentions asserted as the patient's own, present experience."""
     resolved = turn_is_resolved(sentences)
@@ -393,7 +400,9 @@ def asserted_concepts(sentences: list[_Sentence]) -> list[list[Mention]]:
             m for m in sentence.mentions
             if m.concept not in _MODIFIER_CONCEPTS
             and not historical
-            and not any(m.start < end and start < m.end for start, end in idioms)
+            # A longer phrase holding the idiom is meant ("thinking to kill me").
+            and not any(m.start < end and start < m.end and not _holds(m, start, end)
+                        for start, end in idioms)
             and not _negated(sentence, m)
             and not _hypothetical(sentence, m)
             and (m.concept in _OWNERLESS or _speaker_inside(sentence, m)
@@ -448,6 +457,9 @@ def _death_is_wished(sentence: _Sentence, mention: Mention, concepts: list[Menti
     willed = ("desire", "intent", "commitment") if {"commitment", "time"} & {
         m.concept for m in concepts} else ("desire",)
     wishes = [m for m in concepts if m.concept in willed and m.start < mention.start]
+    if not wishes and any(m.concept == "thought" and m.start < mention.start for m in concepts):
+        # "I think about death all the time and it feels peaceful": dwelt on, and welcomed.
+        wishes = [m for m in concepts if m.concept == "desire"]
     if sentence.stems[mention.start - sentence.offset:mention.end - sentence.offset] == \
             ["wake", "up"]:
         return any("not" in sentence.words[m.start - sentence.offset:m.end - sentence.offset]
@@ -521,6 +533,8 @@ def find_in(sentences: list[_Sentence], quote_words: int, earlier_context: bool 
                 mention.concept == "death_weak" and _death_is_wished(sentence, mention, concepts)
             ):
                 add("wish_to_be_dead", mention)
+                if own & {"intent", "commitment"} and "time" in own:
+                    add("intent", mention, imminent=True)  # "I'll be dead by Sunday"
                 context = True
                 break
         worth = next((m for m in sentence.mentions if m.concept == "worth_living"), None)
@@ -538,7 +552,7 @@ def find_in(sentences: list[_Sentence], quote_words: int, earlier_context: bool 
             act = None  # "end it with Tom", "killing myself at the gym"
         if act is not None and act.end - act.start == 1 and \
                 sentence.stems[act.start - sentence.offset] in _TOPIC_WORDS and not (
-                    window & {"thought", "desire", "intent", "plan"}
+                    window & {"thought", "desire", "intent", "plan", "past_act"}
                     or sentence.words[act.start - sentence.offset - 1:act.start - sentence.offset]
                     in (["am"], ["feel"], ["feeling"], ["be"])):
             act = None  # "suicide runs in my family", "what suicide means"
