@@ -33,6 +33,8 @@ MODIFIER_WINDOW_TOKENS = 6
 # Sentences either side of a sentence whose concepts combine with it ("I've worked it out.
 # The pills, the hotel room, the note. I just need the weekend.").
 NEIGHBOUR_SENTENCES = 2
+# A number of tablets at least this large is an overdose's count, not a dose.
+MIN_MANY = 10
 # Unknown words at least this long are corrected to a lexicon word one edit away.
 MIN_FUZZY_LENGTH = 6
 
@@ -60,7 +62,7 @@ _IDIOM_AFTER_DEATH = frozenset({"of", "from", "to", "laughing", "tired", "end", 
 _IDIOM_AFTER_PHRASE = frozenset({"late", "early", "haha", "lol", "laughing", "tired"})
 # "killing myself at the gym", "ending it with Tom": the act is about something else.
 _IDIOM_AFTER_ACT = frozenset({"at", "for", "over", "trying", "working", "studying", "laughing",
-                              "with", "to", "of"})
+                              "with", "to", "of", "home", "back", "out", "shopping", "bed"})
 _TOPIC_WORDS = frozenset({"suicid", "suicidal"})
 _BODY_PARTS = frozenset({"arm", "arms", "wrist", "wrists", "thigh", "thighs", "leg", "legs",
                          "skin", "stomach", "body", "chest", "hip", "hips"})
@@ -191,7 +193,10 @@ class _Sentence:
 
 @functools.lru_cache(maxsize=50_000)
 def _normal(token: str) -> tuple[tuple[str, str], ...]:
-    """A token's normalised words with their stems, worked out once per distinct token."""
+    """A token's normalised words with their stems, worked out once per distinct token. A count
+    of ten or more stems to "dozen", so "took 20 pills" reads as "took dozens of pills"."""
+    if token.isdigit() and int(token) >= MIN_MANY:
+        return ((token, "dozen"),)
     return tuple((word, _stem(word)) for word in (
         _correct(w) for w in _TEXT_SPEAK.get(token, (token,)) if w not in _FILLERS))
 
