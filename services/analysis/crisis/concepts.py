@@ -262,6 +262,7 @@ def read_turn(text: str) -> list[_Sentence]:
 # Concepts whose phrases carry their own negation ("not wake up", "do not care"): a negation
 # word inside them is part of the meaning, not a modifier.
 _MODIFIER_CONCEPTS = frozenset({"negation", "negation_exception", "hypothetical", "others",
+                                "mundane",
                                 "worth_living",
                                 "academic", "historical", "resolved", "recent", "accident",
                                 "idiom"})
@@ -335,7 +336,7 @@ def _hypothetical(sentence: _Sentence, mention: Mention) -> bool:
                for m in sentence.mentions)
 
 
-_QUALIFIERS = frozenset({"academic"})
+_QUALIFIERS = frozenset({"academic", "mundane"})
 
 
 _LIFETIME = frozenset({"past_act", "recent", "method", "self_harm_act", "means", "preparation"})
@@ -392,7 +393,9 @@ def asserted_concepts(sentences: list[_Sentence]) -> list[list[Mention]]:
     result: list[list[Mention]] = []
     for sentence in sentences:
         # "my thesis on suicide" is study; "I will kill myself after my exams" is not.
-        studying = _has(sentence, "academic") and not (
+        # "my thesis on suicide", "life insurance now the baby is here": a reason that is not a
+        # disclosure; "I will kill myself after my exams" is one.
+        studying = (_has(sentence, "academic") or _has(sentence, "mundane")) and not (
             (_has(sentence, "intent") or _has(sentence, "commitment"))
             and (_has(sentence, "self_kill") or _has(sentence, "death_wish")))
         if resolved or studying:
@@ -600,6 +603,9 @@ def find_in(sentences: list[_Sentence], quote_words: int, earlier_context: bool 
         elif "method_weak" in own and (context or window & {"self_kill", "death_wish"} or (
                 "plan" in window and not _has(sentence, "accident"))):  # not "planning a trip"
             add("method", first["method_weak"])
+            if "plan" in window and timed:
+                # "I've got it all planned. Friday night, the bridge on Main Street."
+                add("plan", first["method_weak"], imminent=True)
         means = first.get("means")
         if method is None and means is not None and "purpose" in own and window & {
                 "thought", "desire", "intent", "plan"}:
@@ -609,6 +615,11 @@ def find_in(sentences: list[_Sentence], quote_words: int, earlier_context: bool 
             window & {"purpose", "self_kill", "self_kill_weak", "death_wish"}
         ):
             add("means_access", means,
+                imminent=bool(window & {"time", "commitment", "plan", "preparation"}))
+            context = True
+        elif means is None and "means" in window and {"purpose", "possession"} <= own:
+            # "My psychiatrist upped my dose. … I've been keeping them all in a jar."
+            add("means_access", first["purpose"],
                 imminent=bool(window & {"time", "commitment", "plan", "preparation"}))
             context = True
         if own & {"means", "method_weak"} and "covert" in window and \
