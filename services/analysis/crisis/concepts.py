@@ -64,6 +64,9 @@ _IDIOM_AFTER_PHRASE = frozenset({"late", "early", "haha", "lol", "laughing", "ti
 _IDIOM_AFTER_ACT = frozenset({"at", "for", "over", "trying", "working", "studying", "laughing",
                               "with", "to", "of", "home", "back", "out", "shopping", "bed"})
 _TOPIC_WORDS = frozenset({"suicid", "suicidal"})
+_BODY_WORDS = frozenset({"myself", "hand", "hands", "head", "arm", "arms", "wrist", "wrists",
+                         "leg", "legs", "thigh", "thighs", "skin", "face", "fist", "fists",
+                         "knuckles", "finger", "fingers", "body", "stomach", "hair", "nails"})
 _BODY_PARTS = frozenset({"arm", "arms", "wrist", "wrists", "thigh", "thighs", "leg", "legs",
                          "skin", "stomach", "body", "chest", "hip", "hips"})
 
@@ -316,8 +319,8 @@ def _about_someone_else(sentence: _Sentence, mention: Mention) -> bool:
                 else ""
             if previous not in _OBJECT_MARKERS:
                 last = "other"
-        elif word in _FIRST_PERSON:
-            last = "self"
+        elif word in _FIRST_PERSON and not (word == "me" and last == "other"):
+            last = "self"  # "a friend sent me a goodbye text" stays the friend's
         elif word in _THIRD_PERSON and not _covered(sentence, index):
             last = "other"
     after = sentence.words[mention.end - sentence.offset:mention.end - sentence.offset + 3]
@@ -500,7 +503,7 @@ def find(text: str, quote_words: int, earlier_context: bool = False) -> list[Con
 _LEAD_CONCEPTS = frozenset({
     "self_harm_act", "self_harm_cue", "death_wish", "death_weak", "self_kill", "self_kill_weak",
     "act_pronoun", "past_act", "method", "method_weak", "means", "plan", "preparation",
-    "preparation_weak", "burden", "hopeless", "farewell", "worth_living",
+    "preparation_weak", "burden", "hopeless", "farewell", "worth_living", "self_harm_deliberate",
 })
 
 
@@ -530,6 +533,10 @@ def find_in(sentences: list[_Sentence], quote_words: int, earlier_context: bool 
         for mention in () if accidental else concepts:
             if mention.concept == "self_harm_act" or (
                 mention.concept == "self_harm_cue" and _cut_is_self_harm(sentence, mention)
+            ) or (
+                # "I slammed my hand in the door on purpose": an injury meant to the body.
+                mention.concept == "self_harm_deliberate"
+                and _BODY_WORDS.intersection(sentence.words)
             ):
                 add("self_harm", mention)
                 break
