@@ -266,7 +266,7 @@ def read_turn(text: str) -> list[_Sentence]:
 # word inside them is part of the meaning, not a modifier.
 _MODIFIER_CONCEPTS = frozenset({"negation", "negation_exception", "hypothetical", "others",
                                 "mundane",
-                                "worth_living",
+                                "worth_living", "hope_doubted",
                                 "academic", "historical", "resolved", "recent", "accident",
                                 "idiom"})
 
@@ -480,7 +480,8 @@ def _death_is_wished(sentence: _Sentence, mention: Mention, concepts: list[Menti
 
 # Words that deny or question what follows ("no reason to live", "wondering if it's worth it").
 _DOUBT_WORDS = frozenset({"no", "not", "never", "any", "lost", "wonder", "wondering", "wondered",
-                          "whether", "why", "question", "questioning", "doubt", "sure", "if"})
+                          "whether", "why", "question", "questioning", "doubt", "sure", "if",
+                          "nothing"})
 
 
 def _life_doubted(sentence: _Sentence, mention: Mention) -> bool:
@@ -504,6 +505,7 @@ _LEAD_CONCEPTS = frozenset({
     "self_harm_act", "self_harm_cue", "death_wish", "death_weak", "self_kill", "self_kill_weak",
     "act_pronoun", "past_act", "method", "method_weak", "means", "plan", "preparation",
     "preparation_weak", "burden", "hopeless", "farewell", "worth_living", "self_harm_deliberate",
+    "hope_doubted",
 })
 
 
@@ -656,4 +658,7 @@ def find_in(sentences: list[_Sentence], quote_words: int, earlier_context: bool 
         for cue in ("burden", "hopeless", "farewell"):
             if cue in own:
                 add(REVIEW, first[cue], cue=cue)
+        doubted = next((m for m in sentence.mentions if m.concept == "hope_doubted"), None)
+        if "hopeless" not in own and doubted is not None and _life_doubted(sentence, doubted):
+            add(REVIEW, doubted, cue="hopeless")  # "I can't imagine things ever being okay"
     return findings
