@@ -64,6 +64,7 @@ _IDIOM_AFTER_PHRASE = frozenset({"late", "early", "haha", "lol", "laughing", "ti
 _IDIOM_AFTER_ACT = frozenset({"at", "for", "over", "trying", "working", "studying", "laughing",
                               "with", "to", "of", "home", "back", "out", "shopping", "bed"})
 _TOPIC_WORDS = frozenset({"suicid", "suicidal"})
+_PRESENT_OR_FUTURE = frozenset({"am", "will", "gonna", "going", "shall"})
 _BODY_WORDS = frozenset({"myself", "hand", "hands", "head", "arm", "arms", "wrist", "wrists",
                          "leg", "legs", "thigh", "thighs", "skin", "face", "fist", "fists",
                          "knuckles", "finger", "fingers", "body", "stomach", "hair", "nails"})
@@ -583,17 +584,20 @@ def find_in(sentences: list[_Sentence], quote_words: int, earlier_context: bool 
         if act is None and bare is not None and "intent" in own and (
                 context or "commitment" in window):
             act = bare  # "I'm going to jump. I mean it this time."
-        if act is None and "method" in own and own & {"intent", "commitment"}:
+        # "I'm jumping off the bridge later today": a present tense with a time to come.
+        upcoming = "time" in own and bool(_PRESENT_OR_FUTURE.intersection(sentence.words))
+        if act is None and "method" in own and (own & {"intent", "commitment"} or upcoming):
             act = first["method"]  # "I'm going to drive my car off the bridge"
         if act is None and "past_act" in own and own & {"method", "method_weak"}:
             # "I swallowed a bottle of my antidepressants": the act named by its means.
             act = first["past_act"]
         if act is not None:
             context = True
-            if "past_act" in own:
+            if "past_act" in own and not upcoming:
                 add("past_attempt", act)
             elif own & {"intent", "commitment"} or "commitment" in window or (
-                    "time" in own and act.concept in ("self_kill", "act_pronoun")
+                    "time" in own and act.concept in ("self_kill", "self_kill_weak", "act_pronoun",
+                                                      "method")
                     and not own & {"thought", "desire"}):
                 # "I'm killing myself this weekend": the act with a time is intent.
                 add("intent", act, imminent=timed)
@@ -650,6 +654,7 @@ def find_in(sentences: list[_Sentence], quote_words: int, earlier_context: bool 
         if preparation is None and "preparation_weak" in own and (
             context or window & {"method", "method_weak", "means", "self_kill", "death_wish",
                                  "preparation"}
+            or {"commitment", "time"} <= window  # "It's happening tonight, I've written …"
         ):
             preparation = first["preparation_weak"]
         if preparation is not None:
