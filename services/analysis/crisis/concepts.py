@@ -318,7 +318,11 @@ def _about_someone_else(sentence: _Sentence, mention: Mention) -> bool:
             # someone the patient acts on: neither is who is speaking.
             previous = sentence.words[index - sentence.offset - 1] if index > sentence.offset \
                 else ""
-            if previous not in _OBJECT_MARKERS:
+            owner = sentence.words[index - sentence.offset].endswith("'s") or any(
+                m.concept == "others" and m.start == index
+                and sentence.words[m.end - 1 - sentence.offset].endswith("'s")
+                for m in sentence.mentions)
+            if previous not in _OBJECT_MARKERS or owner:  # "about my mom's overdose"
                 last = "other"
         elif word in _FIRST_PERSON and not (word == "me" and last == "other"):
             last = "self"  # "a friend sent me a goodbye text" stays the friend's
@@ -346,13 +350,27 @@ _QUALIFIERS = frozenset({"academic", "mundane"})
 _LIFETIME = frozenset({"past_act", "recent", "method", "self_harm_act", "means", "preparation"})
 
 
+def _denied(sentence: _Sentence, mention: Mention) -> bool:
+    """A modifier itself negated: "they're not for headaches"."""
+    previous = sentence.words[mention.start - sentence.offset - 1] \
+        if mention.start > sentence.offset else ""
+    return previous in ("not", "no", "never") or _negated(sentence, mention)
+
+
+def _topic_word(sentence: _Sentence, mention: Mention) -> bool:
+    """"suicide" or "suicidal" alone: the topic, which study and news talk about too."""
+    return mention.end - mention.start == 1 and \
+        sentence.stems[mention.start - sentence.offset] in _TOPIC_WORDS
+
+
 def qualified(sentences: list[_Sentence]) -> bool:
     """Whether a turn carries a ConText modifier that can make a topic word not a disclosure:
     academic, or historical thoughts ("suicidal in my twenties") — not an act, which counts
     for life, and not when the turn says it is back ("lately", "again")."""
     found = {m.concept for s in sentences for m in s.mentions}
-    if found & _QUALIFIERS:
-        return True
+    if any(m.concept in _QUALIFIERS and not _denied(s, m) for s in sentences
+           for m in s.mentions):
+        return True  # "they're not for headaches" is no mundane reason
     if "historical" not in found or found & _LIFETIME:
         return False
     acts = [m for s in sentences for m in s.mentions if m.concept == "self_kill"
@@ -399,9 +417,14 @@ def asserted_concepts(sentences: list[_Sentence]) -> list[list[Mention]]:
         # "my thesis on suicide" is study; "I will kill myself after my exams" is not.
         # "my thesis on suicide", "life insurance now the baby is here": a reason that is not a
         # disclosure; "I will kill myself after my exams" is one.
-        studying = (_has(sentence, "academic") or _has(sentence, "mundane")) and not (
-            (_has(sentence, "intent") or _has(sentence, "commitment"))
-            and (_has(sentence, "self_kill") or _has(sentence, "death_wish")))
+        studying = any(m.concept == "academic" or (m.concept == "mundane"
+                                                   and not _denied(sentence, m))
+                       for m in sentence.mentions) and not (
+            (_has(sentence, "intent") or _has(sentence, "commitment")
+             or _has(sentence, "thought") or _has(sentence, "desire"))
+            and (_has(sentence, "death_wish") or any(
+                m.concept == "self_kill" and not _topic_word(sentence, m)
+                for m in sentence.mentions)))
         if resolved or studying:
             result.append([])
             continue
@@ -489,6 +512,7 @@ def _life_doubted(sentence: _Sentence, mention: Mention) -> bool:
     """"no reason to live", "wondering if it's worth it to keep going": the worth of living is
     denied or questioned before it is named, in the same clause, by the patient."""
     start, _end = _clause_bounds(sentence, mention.start)
+    start = max(start, mention.start - MODIFIER_WINDOW_TOKENS)
     before = sentence.words[start - sentence.offset:mention.start - sentence.offset]
     doubted = bool(_DOUBT_WORDS.intersection(before)) or before[:1] in (["is"], ["does"])
     return doubted and not _about_someone_else(sentence, mention) and \
