@@ -810,7 +810,7 @@ CONCEPT_CASES = [
     (L, "I'm a paramedic and I see overdoses every week."),
     (L, "I gave my sister my old car since I bought a new one."),
     (L, "I'm not going to kill myself, I promise, I have too much to live for."),
-    (H, "I have two bottles of tylenol by the bed, and they're not for headaches."),
+    (H, "There are three boxes of paracetamol in my drawer and they aren't for pain."),
     (M, "I've been giving away my stuff."),
     (M, "Nothing is ever going to get better."),
     (L, "I was suicidal in my twenties, therapy helped a lot."),

@@ -201,8 +201,12 @@ def _normal(token: str) -> tuple[tuple[str, str], ...]:
     of ten or more stems to "dozen", so "took 20 pills" reads as "took dozens of pills"."""
     if token.isdigit() and int(token) >= MIN_MANY:
         return ((token, "dozen"),)
+    words = _TEXT_SPEAK.get(token)
+    if words is None:
+        # Any other contraction: "aren't" → "are not", "mustn't" → "must not".
+        words = (token[:-3], "not") if token.endswith("n't") and len(token) > 3 else (token,)
     return tuple((word, _stem(word)) for word in (
-        _correct(w) for w in _TEXT_SPEAK.get(token, (token,)) if w not in _FILLERS))
+        _correct(w) for w in words if w not in _FILLERS))
 
 
 def _normalise(text: str) -> list[tuple[str, str]]:
@@ -291,6 +295,22 @@ def _covered(sentence: _Sentence, position: int) -> bool:
                if m.concept not in _MODIFIER_CONCEPTS)
 
 
+# "I don't think I want to …": the negation moves across these verbs to the clause they hold.
+_NEG_RAISING = frozenset({"think", "feel", "believe", "guess", "suppose", "know", "say", "saying",
+                          "said", "mean", "expect", "want"})
+
+
+def _new_subject(sentence: _Sentence, start: int, end: int) -> bool:
+    """Whether "I" opens a new clause between two tokens ("if things aren't better … I'm
+    done"), which a negation before it does not reach."""
+    for index in range(max(start, sentence.offset + 1), end):
+        position = index - sentence.offset
+        if position < len(sentence.words) and sentence.words[position] == "i" and \
+                sentence.words[position - 1] not in _NEG_RAISING:
+            return True
+    return False
+
+
 def _negated(sentence: _Sentence, mention: Mention) -> bool:
     start, end = _clause_bounds(sentence, mention.start)
     exceptions = [m for m in sentence.mentions if m.concept == "negation_exception"]
@@ -300,7 +320,8 @@ def _negated(sentence: _Sentence, mention: Mention) -> bool:
         if any(e.start <= cue.start < e.end for e in exceptions):
             continue
         before = start <= cue.start < mention.start and \
-            mention.start - cue.end <= MODIFIER_WINDOW_TOKENS
+            mention.start - cue.end <= MODIFIER_WINDOW_TOKENS and \
+            not _new_subject(sentence, cue.end, mention.start + 1)
         # "Ending things has never been on the table": a denial right after the topic.
         after = mention.end <= cue.start < min(end, mention.end + 3) and not any(
             sentence.words[i - sentence.offset] == "i" for i in range(mention.end, cue.start))
@@ -438,7 +459,7 @@ def asserted_concepts(sentences: list[_Sentence]) -> list[list[Mention]]:
             # A longer phrase holding the idiom is meant ("thinking to kill me").
             and not any(m.start < end and start < m.end and not _holds(m, start, end)
                         for start, end in idioms)
-            and not _negated(sentence, m)
+            and (m.concept == "time" or not _negated(sentence, m))  # "not better by Friday"
             and not _hypothetical(sentence, m)
             and (m.concept in _OWNERLESS or _speaker_inside(sentence, m)
                  or not _about_someone_else(sentence, m))
