@@ -13,8 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 BLIND_SET = Path(__file__).parent / "data" / "crisis_statements_blind.json"
-# A second set written apart from the detector, used whole for tuning (it is not held out).
-EXTRA_SET = Path(__file__).parent / "data" / "crisis_statements_extra.json"
 TUNING = "tuning"
 HELD_OUT = "held_out"
 ESCALATED_LEVELS = ("high", "imminent")
