@@ -6,9 +6,7 @@ self-directed act, self-harm, a method, lethal means (medication classes and nam
 firearm, a rope), possession and purpose, preparation, a plan, intent and commitment, a time,
 and the softer cues a clinician would follow up (burden, farewells, hopelessness).
 
-Matching works on normalised tokens: text-speak and contractions are expanded ("kms", "im",
-"idc"), filler words dropped ("if I *just* wasn't"), words stemmed ("overdosing", "overdosed")
-and unknown long words corrected to a lexicon word one edit away ("sucide", "kiling").
+Turns are read into mentions by ``reading`` (normalised, stemmed, spelling-tolerant tokens).
 
 A concept mention counts only when it is asserted, judged ConText-style within its clause:
 not negated ("never been on the table"), not hypothetical ("hypothetically, if I were"), not
@@ -21,25 +19,15 @@ commitment, a time or earlier suicidal talk.
 
 from __future__ import annotations
 
-import functools
-import json
-import re
 from dataclasses import dataclass
-from pathlib import Path
 
-LEXICON_PATH = Path(__file__).with_name("lexicon.json")
+from services.analysis.crisis.reading import Mention, Sentence, read_turn
+
 # Negation and other ConText modifiers reach this many tokens forward within a clause.
 MODIFIER_WINDOW_TOKENS = 6
 # Sentences either side of a sentence whose concepts combine with it ("I've worked it out.
 # The pills, the hotel room, the note. I just need the weekend.").
 NEIGHBOUR_SENTENCES = 2
-# A number of tablets at least this large is an overdose's count, not a dose.
-MIN_MANY = 10
-# Unknown words at least this long are corrected to a lexicon word one edit away.
-MIN_FUZZY_LENGTH = 6
-
-_TOKEN_RE = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
-_SENTENCE_RE = re.compile(r"[^.!?;:\n]+")
 # Clause terminators for ConText modifiers ("…, but none now").
 _TERMINATORS = frozenset({"but", "though", "although", "however", "except", "yet", "whereas"})
 _FIRST_PERSON = frozenset({"i", "me", "my", "myself", "mine"})
@@ -72,197 +60,6 @@ _BODY_PARTS = frozenset({"arm", "arms", "wrist", "wrists", "thigh", "thighs", "l
                          "skin", "stomach", "body", "chest", "hip", "hips"})
 
 
-@functools.lru_cache(maxsize=20_000)
-def _stem(word: str) -> str:
-    """A light suffix stripper, applied alike to lexicon and text ("pills" → "pill")."""
-    word = word.replace("'", "")
-    if word in _IRREGULAR:
-        return _IRREGULAR[word]
-    for suffix in ("ing", "ed", "es", "s", "e"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            word = word[: -len(suffix)]
-            if suffix in ("ing", "ed") and len(word) > 3 and word[-1] == word[-2] \
-                    and word[-1] not in "lsz":
-                word = word[:-1]
-            break
-    return word
-
-
-_IRREGULAR = {"dying": "die", "died": "die", "dies": "die", "dead": "dead", "lying": "lie",
-              "took": "take", "taken": "take", "gave": "give", "given": "give", "thought": "think",
-              "bought": "buy", "kept": "keep", "wrote": "write", "written": "write", "hung": "hang",
-              "has": "have", "had": "have", "is": "be", "was": "was", "were": "was", "am": "be",
-              "are": "be", "been": "be", "being": "be", "cuts": "cut", "cutting": "cut",
-              "goodbyes": "goodbye", "this": "this", "its": "its", "lives": "life",
-              "living": "live", "note": "note", "notes": "note", "noted": "note",
-              "finals": "finals", "training": "training", "trained": "trained",
-              "exhausted": "exhausted", "exhausting": "exhausted", "care": "care",
-              "cares": "care", "cared": "care"}
-
-
-def _load() -> dict:
-    return json.loads(LEXICON_PATH.read_text(encoding="utf-8"))
-
-
-_LEXICON = _load()
-_TEXT_SPEAK: dict[str, tuple[str, ...]] = {
-    key: tuple(value.split()) for key, value in _LEXICON["text_speak"].items()
-}
-_FILLERS = frozenset(_LEXICON["fillers"])
-
-
-def _phrase_stems(phrase: str) -> tuple[str, ...]:
-    words: list[str] = []
-    for token in _TOKEN_RE.findall(phrase.lower()):
-        words.extend(_TEXT_SPEAK.get(token, (token,)))
-    return tuple(_stem(word) for word in words if word not in _FILLERS)
-
-
-_CONCEPTS: dict[str, tuple[tuple[str, ...], ...]] = {
-    name: tuple(stems for stems in (_phrase_stems(p) for p in phrases) if stems)
-    for name, phrases in _LEXICON["concepts"].items()
-}
-class _Node:
-    """A trie node over phrase stems: the concepts of the phrase ending here, and what follows."""
-
-    __slots__ = ("concepts", "next")
-
-    def __init__(self) -> None:
-        self.concepts: list[str] = []
-        self.next: dict[str, _Node] = {}
-
-
-# Matching walks the trie from each token and stops at the first stem no phrase continues
-# with: one dict lookup for most tokens, however many phrases the lexicons hold.
-_TRIE: dict[str, _Node] = {}
-for _name, _phrases in _CONCEPTS.items():
-    for _stems in _phrases:
-        _node = _TRIE.setdefault(_stems[0], _Node())
-        for _stem_ in _stems[1:]:
-            _node = _node.next.setdefault(_stem_, _Node())
-        if _name not in _node.concepts:
-            _node.concepts.append(_name)
-_VOCABULARY = frozenset(stem for phrases in _CONCEPTS.values() for p in phrases for stem in p)
-_LONG_WORDS = frozenset(
-    word for phrases in _LEXICON["concepts"].values() for phrase in phrases
-    for word in _TOKEN_RE.findall(phrase.lower()) if len(word) >= MIN_FUZZY_LENGTH
-)
-
-
-def _deletes(word: str) -> set[str]:
-    return {word[:i] + word[i + 1:] for i in range(len(word))} | {word}
-
-
-_FUZZY: dict[str, str] = {}
-for _word in sorted(_LONG_WORDS):
-    for _variant in _deletes(_word):
-        _FUZZY.setdefault(_variant, _word)
-
-
-# Ordinary words one edit away from a lexicon word ("though" / "thought").
-_COMMON = frozenset({"though", "through", "should", "would", "could", "people", "little",
-                     "things", "thinks", "lovely", "killer", "pretty", "planet", "plants",
-                     "bridges", "tablet", "dying", "trains", "noises", "notice", "nights"})
-
-
-@functools.lru_cache(maxsize=20_000)
-def _correct(word: str) -> str:
-    """A lexicon word one edit away from an unknown long word ("sucide" → "suicide")."""
-    if word.endswith("in") and len(word) >= 4 and _stem(word + "g") in _VOCABULARY:
-        return word + "g"  # a dropped g: "endin", "cuttin"
-    if len(word) < MIN_FUZZY_LENGTH or word in _COMMON or _stem(word) in _VOCABULARY:
-        return word
-    for variant in _deletes(word):
-        match = _FUZZY.get(variant)
-        if match is not None and match[0] == word[0] and abs(len(match) - len(word)) <= 1:
-            return match
-    return word
-
-
-@dataclass(frozen=True)
-class Mention:
-    concept: str
-    start: int  # token index
-    end: int
-    sentence: int
-
-
-@dataclass
-class _Sentence:
-    words: list[str]  # normalised words (no stemming), for quotes and neighbours
-    stems: list[str]
-    offset: int  # index of its first token in the turn
-    mentions: list[Mention]
-
-
-@functools.lru_cache(maxsize=50_000)
-def _normal(token: str) -> tuple[tuple[str, str], ...]:
-    """A token's normalised words with their stems, worked out once per distinct token. A count
-    of ten or more stems to "dozen", so "took 20 pills" reads as "took dozens of pills"."""
-    if token.isdigit() and int(token) >= MIN_MANY:
-        return ((token, "dozen"),)
-    words = _TEXT_SPEAK.get(token)
-    if words is None:
-        # Any other contraction: "aren't" → "are not", "mustn't" → "must not".
-        words = (token[:-3], "not") if token.endswith("n't") and len(token) > 3 else (token,)
-    return tuple((word, _stem(word)) for word in (
-        _correct(w) for w in words if w not in _FILLERS))
-
-
-def _normalise(text: str) -> list[tuple[str, str]]:
-    return [pair for token in _TOKEN_RE.findall(text.lower().replace("\u2019", "'"))
-            for pair in _normal(token)]
-
-
-def tokenize(text: str) -> list[str]:
-    """Normalised words: lower case, text-speak and contractions expanded, fillers dropped."""
-    return [word for word, _stem_ in _normalise(text)]
-
-
-def _match(stems: list[str], offset: int, sentence: int) -> list[Mention]:
-    """Every concept phrase in a sentence; a concept may overlap another concept. At each token
-    a concept keeps its longest phrase."""
-    found: list[Mention] = []
-    count = len(stems)
-    for i, stem in enumerate(stems):
-        node = _TRIE.get(stem)
-        if node is None:
-            continue
-        ends: list[tuple[int, list[str]]] = []
-        j = i + 1
-        while True:
-            if node.concepts:
-                ends.append((j, node.concepts))
-            if j == count:
-                break
-            node = node.next.get(stems[j])
-            if node is None:
-                break
-            j += 1
-        seen: set[str] = set()
-        for end, concepts in reversed(ends):
-            for concept in concepts:
-                if concept not in seen:
-                    seen.add(concept)
-                    found.append(Mention(concept, offset + i, offset + end, sentence))
-    return found
-
-
-def read_turn(text: str) -> list[_Sentence]:
-    sentences: list[_Sentence] = []
-    offset = 0
-    for part in _SENTENCE_RE.findall(text):
-        pairs = _normalise(part)
-        if not pairs:
-            continue
-        words = [word for word, _ in pairs]
-        stems = [stem for _, stem in pairs]
-        index = len(sentences)
-        sentences.append(_Sentence(words, stems, offset, _match(stems, offset, index)))
-        offset += len(words)
-    return sentences
-
-
 # ---------------------------------------------------------------------------------------------
 # Assertion (ConText-style): negated, hypothetical, someone else, academic, historical
 # ---------------------------------------------------------------------------------------------
@@ -270,13 +67,11 @@ def read_turn(text: str) -> list[_Sentence]:
 # Concepts whose phrases carry their own negation ("not wake up", "do not care"): a negation
 # word inside them is part of the meaning, not a modifier.
 _MODIFIER_CONCEPTS = frozenset({"negation", "negation_exception", "hypothetical", "others",
-                                "mundane",
-                                "worth_living", "hope_doubted",
-                                "academic", "historical", "resolved", "recent", "accident",
-                                "idiom"})
+                                "mundane", "worth_living", "hope_doubted", "academic",
+                                "historical", "resolved", "recent", "accident", "idiom"})
 
 
-def _clause_bounds(sentence: _Sentence, position: int) -> tuple[int, int]:
+def _clause_bounds(sentence: Sentence, position: int) -> tuple[int, int]:
     start, end = sentence.offset, sentence.offset + len(sentence.words)
     for index in range(position - 1, sentence.offset - 1, -1):
         if sentence.words[index - sentence.offset] in _TERMINATORS:
@@ -289,7 +84,7 @@ def _clause_bounds(sentence: _Sentence, position: int) -> tuple[int, int]:
     return start, end
 
 
-def _covered(sentence: _Sentence, position: int) -> bool:
+def _covered(sentence: Sentence, position: int) -> bool:
     """Whether a token is part of a concept phrase (so a "not" inside one is no negation)."""
     return any(m.start <= position < m.end for m in sentence.mentions
                if m.concept not in _MODIFIER_CONCEPTS)
@@ -300,7 +95,7 @@ _NEG_RAISING = frozenset({"think", "feel", "believe", "guess", "suppose", "know"
                           "said", "mean", "expect", "want"})
 
 
-def _new_subject(sentence: _Sentence, start: int, end: int) -> bool:
+def _new_subject(sentence: Sentence, start: int, end: int) -> bool:
     """Whether "I" opens a new clause between two tokens ("if things aren't better … I'm
     done"), which a negation before it does not reach."""
     for index in range(max(start, sentence.offset + 1), end):
@@ -311,7 +106,7 @@ def _new_subject(sentence: _Sentence, start: int, end: int) -> bool:
     return False
 
 
-def _negated(sentence: _Sentence, mention: Mention) -> bool:
+def _negated(sentence: Sentence, mention: Mention) -> bool:
     start, end = _clause_bounds(sentence, mention.start)
     exceptions = [m for m in sentence.mentions if m.concept == "negation_exception"]
     for cue in sentence.mentions:
@@ -330,7 +125,7 @@ def _negated(sentence: _Sentence, mention: Mention) -> bool:
     return False
 
 
-def _about_someone_else(sentence: _Sentence, mention: Mention) -> bool:
+def _about_someone_else(sentence: Sentence, mention: Mention) -> bool:
     last: str | None = None
     for index in range(sentence.offset, mention.start):
         word = sentence.words[index - sentence.offset]
@@ -355,11 +150,11 @@ def _about_someone_else(sentence: _Sentence, mention: Mention) -> bool:
     return last == "other"
 
 
-def _has(sentence: _Sentence, concept: str) -> bool:
+def _has(sentence: Sentence, concept: str) -> bool:
     return any(m.concept == concept for m in sentence.mentions)
 
 
-def _hypothetical(sentence: _Sentence, mention: Mention) -> bool:
+def _hypothetical(sentence: Sentence, mention: Mention) -> bool:
     start, _end = _clause_bounds(sentence, mention.start)
     return any(m.concept == "hypothetical" and (m.start < mention.start or m.start == start)
                for m in sentence.mentions)
@@ -371,20 +166,20 @@ _QUALIFIERS = frozenset({"academic", "mundane"})
 _LIFETIME = frozenset({"past_act", "recent", "method", "self_harm_act", "means", "preparation"})
 
 
-def _denied(sentence: _Sentence, mention: Mention) -> bool:
+def _denied(sentence: Sentence, mention: Mention) -> bool:
     """A modifier itself negated: "they're not for headaches"."""
     previous = sentence.words[mention.start - sentence.offset - 1] \
         if mention.start > sentence.offset else ""
     return previous in ("not", "no", "never") or _negated(sentence, mention)
 
 
-def _topic_word(sentence: _Sentence, mention: Mention) -> bool:
+def _topic_word(sentence: Sentence, mention: Mention) -> bool:
     """"suicide" or "suicidal" alone: the topic, which study and news talk about too."""
     return mention.end - mention.start == 1 and \
         sentence.stems[mention.start - sentence.offset] in _TOPIC_WORDS
 
 
-def qualified(sentences: list[_Sentence]) -> bool:
+def qualified(sentences: list[Sentence]) -> bool:
     """Whether a turn carries a ConText modifier that can make a topic word not a disclosure:
     academic, or historical thoughts ("suicidal in my twenties") — not an act, which counts
     for life, and not when the turn says it is back ("lately", "again")."""
@@ -399,7 +194,7 @@ def qualified(sentences: list[_Sentence]) -> bool:
     return not acts and bool(found & {"thought", "self_kill", "death_wish", "death_weak"})
 
 
-def turn_is_resolved(sentences: list[_Sentence]) -> bool:
+def turn_is_resolved(sentences: list[Sentence]) -> bool:
     """A turn that says the risk is over ("that's long passed and I'm hopeful now") and does
     not bring it back ("again", "still", "lately")."""
     resolved = any(_has(s, "resolved") for s in sentences)
@@ -419,7 +214,7 @@ _OWNERLESS = frozenset({"means", "possession", "purpose", "time", "burden", "far
 _SPEAKER = frozenset({"i", "me", "my", "mine"})
 
 
-def _speaker_inside(sentence: _Sentence, mention: Mention) -> bool:
+def _speaker_inside(sentence: Sentence, mention: Mention) -> bool:
     """"after I'm gone", "meant to me": the phrase names the patient whoever else is named."""
     words = sentence.words[mention.start - sentence.offset:mention.end - sentence.offset]
     return bool(_SPEAKER.intersection(words))
@@ -430,7 +225,7 @@ def _holds(mention: Mention, start: int, end: int) -> bool:
         mention.end - mention.start > end - start
 
 
-def asserted_concepts(sentences: list[_Sentence]) -> list[list[Mention]]:
+def asserted_concepts(sentences: list[Sentence]) -> list[list[Mention]]:
     """Per sentence, the concept mentions asserted as the patient's own, present experience."""
     resolved = turn_is_resolved(sentences)
     result: list[list[Mention]] = []
@@ -486,12 +281,12 @@ _MEANS_OR_METHOD = frozenset({"method", "method_weak", "means"})
 _LONG_PLAN_TOKENS = 4
 
 
-def _quote(sentence: _Sentence, mention: Mention, words: int) -> str:
+def _quote(sentence: Sentence, mention: Mention, words: int) -> str:
     start = max(sentence.offset, mention.start - 3) - sentence.offset
     return " ".join(sentence.words[start:start + words])
 
 
-def _cut_is_self_harm(sentence: _Sentence, mention: Mention) -> bool:
+def _cut_is_self_harm(sentence: Sentence, mention: Mention) -> bool:
     if sentence.stems[mention.start - sentence.offset] != "cut":
         return False
     following = sentence.words[mention.end - sentence.offset:mention.end - sentence.offset + 2]
@@ -502,7 +297,7 @@ def _cut_is_self_harm(sentence: _Sentence, mention: Mention) -> bool:
     return any(word in _FIRST_PERSON for word in sentence.words)
 
 
-def _death_is_wished(sentence: _Sentence, mention: Mention, concepts: list[Mention]) -> bool:
+def _death_is_wished(sentence: Sentence, mention: Mention, concepts: list[Mention]) -> bool:
     if any(m.concept == "burden" and m.start <= mention.start < m.end for m in concepts):
         return False  # "I'm dead weight" is burden, a review cue
     after = sentence.words[mention.end - sentence.offset:mention.end - sentence.offset + 1]
@@ -529,7 +324,7 @@ _DOUBT_WORDS = frozenset({"no", "not", "never", "any", "lost", "wonder", "wonder
                           "nothing"})
 
 
-def _life_doubted(sentence: _Sentence, mention: Mention) -> bool:
+def _life_doubted(sentence: Sentence, mention: Mention) -> bool:
     """"no reason to live", "wondering if it's worth it to keep going": the worth of living is
     denied or questioned before it is named, in the same clause, by the patient."""
     start, _end = _clause_bounds(sentence, mention.start)
@@ -555,7 +350,7 @@ _LEAD_CONCEPTS = frozenset({
 })
 
 
-def find_in(sentences: list[_Sentence], quote_words: int, earlier_context: bool = False
+def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool = False
             ) -> list[ConceptFinding]:
     """``find`` for a turn already read with ``read_turn``."""
     if not any(m.concept in _LEAD_CONCEPTS for s in sentences for m in s.mentions):
@@ -571,7 +366,7 @@ def find_in(sentences: list[_Sentence], quote_words: int, earlier_context: bool 
         first = {m.concept: m for m in reversed(concepts)}
 
         def add(kind: str, mention: Mention, imminent: bool = False, cue: str = "",
-                sentence: _Sentence = sentence) -> None:
+                sentence: Sentence = sentence) -> None:
             findings.append(ConceptFinding(kind, imminent, _quote(sentence, mention, quote_words),
                                            cue))
 
