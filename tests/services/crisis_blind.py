@@ -22,11 +22,15 @@ def _stable_rank(statement_id: str) -> str:
     return hashlib.sha256(f"crisis-blind-split:{statement_id}".encode()).hexdigest()
 
 
+def load_statements(path: Path) -> list[dict]:
+    return json.loads(path.read_text(encoding="utf-8"))["statements"]
+
+
 def split_blind_set(path: Path = BLIND_SET) -> dict[str, list[dict]]:
     """Split the set in two halves, stratified by kind: within each kind the statements are
     ordered by a hash of their id and dealt alternately, so each half holds every kind and the
     split never changes when the detector does."""
-    statements = json.loads(path.read_text(encoding="utf-8"))["statements"]
+    statements = load_statements(path)
     by_kind: dict[str, list[dict]] = {}
     for statement in statements:
         by_kind.setdefault(statement["kind"], []).append(statement)

@@ -646,12 +646,10 @@ VARIED_NON_SIGNALS = [
     "Patient: I'm afraid I'll die alone.",
     "Patient: The doctor said the surgery could kill me if I wait.",
 ]
-KNOWN_MISSES = [
-    "Patient: Lately I've been wondering if it's even worth it to keep going.",
-    "Patient: I'm going to jump. I mean it this time.",
-]
 # Misses of the phrase patterns that the concept reading now catches.
 FORMER_MISSES = [
+    "Patient: Lately I've been wondering if it's even worth it to keep going.",
+    "Patient: I'm going to jump. I mean it this time.",
     "Patient: I could kill my ex for what he did, I've thought about how I'd do it.",
     "Patient: I'm going to do it this weekend, I've decided.",
     "Patient: I wrote a note for my mom explaining everything.",
@@ -671,13 +669,6 @@ def test_varied_non_crisis_phrasings_stay_quiet(text):
 
 @pytest.mark.parametrize("text", FORMER_MISSES)
 def test_former_false_negatives_are_caught(text):
-    assert detect_crisis(text).level in ("high", "imminent")
-
-
-@pytest.mark.xfail(strict=True, reason="known false negative: needs context or wording the "
-                   "patterns do not cover")
-@pytest.mark.parametrize("text", KNOWN_MISSES)
-def test_known_false_negatives(text):
     assert detect_crisis(text).level in ("high", "imminent")
 
 
@@ -764,6 +755,72 @@ CONCEPT_CASES = [
     (L, "I killed it at the interview tomorrow, haha no I mean yesterday."),
     (L, "I have no thoughts of suicide and no plans."),
     (L, "We were discussing hanging the pictures this weekend."),
+    # Wording phenomena: text-speak and dropped letters, non-native phrasing, inserted words,
+    # euphemisms, means without an act phrase, a time that makes intent imminent.
+    (H, "thinkin bout endin it all"),
+    (H, "tbh i wnt to die"),
+    (H, "i dont wanna be here no more"),
+    (H, "I am having thoughts to finish with my life."),
+    (H, "In my head I am always thinking to kill me."),
+    (H, "I made attempt to suicide last month."),
+    (H, "Sometimes I wish I would just not wake up in the morning."),
+    (H, "I think about death all the time and it feels peaceful."),
+    (H, "I've been drinking myself to death on purpose."),
+    (H, "I stopped taking my insulin so it'll happen naturally."),
+    (H, "I've been saving my amitriptyline instead of taking it."),
+    (H, "I have two months of lithium in the cabinet and I keep looking at it."),
+    (H, "I keep a razor blade in my wallet for bad nights."),
+    (H, "I've been holding onto my dad's revolver, it's under my bed now."),
+    (H, "I held the knife to my wrist last night."),
+    (H, "I drove to the bridge yesterday and sat there for an hour."),
+    (H, "I've been ripping my scabs open."),
+    (H, "I punched the wall until my knuckles broke, on purpose, to feel something."),
+    (H, "I've been thinking of ways to do it."),
+    (H, "I've written out exactly which pills and how many."),
+    (H, "I wrote my kids letters they'll find after."),
+    (H, "I won't be here for christmas."),
+    (H, "I'm going to go see my grandma in heaven soon, I've decided."),
+    (IMM, "I'll be dead by Sunday."),
+    (IMM, "I'm killing myself this weekend."),
+    (IMM, "Im gonna end it tonite"),
+    (IMM, "tonite is the nite, got the pills"),
+    (IMM, "Tomorrow is the day, I'm ready."),
+    (IMM, "I've given myself until the end of the month."),
+    (IMM, "I'm taking all my pills tonight once everyone is asleep."),
+    (IMM, "After my shift tomorrow I'm going to drive my car off the bridge."),
+    (IMM, "I have the rope in my car and I know which tree."),
+    (IMM, "I'm jumping off the bridge later today."),
+    (IMM, "im ending it 2nite"),
+    (IMM, "It's happening tonight, I've written my letters."),
+    (IMM, "I've got it all planned. Friday night, the bridge on Main Street."),
+    (H, "i took like 20 pills last nite"),
+    (H, "I slammed my hand in the door on purpose."),
+    (H, "I searched online for the quickest way to die."),
+    (H, "I don't think I want to be around for much longer."),
+    (M, "I can't imagine things ever being okay again."),
+    (M, "I'm nothing but a drain on my family."),
+    (L, "I hope things get better at work."),
+    (L, "I'm a bit hopeless at cooking haha."),
+    (L, "I bought a bottle of wine for tonight."),
+    (L, "I have 30 pills left on my prescription."),
+    (L, "I'm putting my affairs in order because I'm moving abroad for a new job."),
+    (M, "A friend sent me a goodbye text last night; I called 911 and she's safe now."),
+    (L, "I have a bottle of sleeping pills for when I can't sleep."),
+    (L, "I keep thinking about my mom's overdose last year, it still hurts."),
+    (L, "I'm a paramedic and I see overdoses every week."),
+    (L, "I gave my sister my old car since I bought a new one."),
+    (L, "I'm not going to kill myself, I promise, I have too much to live for."),
+    (H, "There are three boxes of paracetamol in my drawer and they aren't for pain."),
+    (M, "I've been giving away my stuff."),
+    (M, "Nothing is ever going to get better."),
+    (L, "I was suicidal in my twenties, therapy helped a lot."),
+    (L, "I'm planning a trip to the lake this weekend."),
+    (L, "I wrote a letter to my grandma for her birthday."),
+    (L, "I went to the bridge to take photos of the sunset."),
+    (L, "I finally feel like life is worth living again."),
+    (L, "I'm going to jump in the pool this weekend, I mean it this time."),
+    (L, "I'm afraid I'll die alone."),
+    (L, "I have insulin for my diabetes."),
 ]
 
 

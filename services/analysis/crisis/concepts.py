@@ -6,9 +6,7 @@ self-directed act, self-harm, a method, lethal means (medication classes and nam
 firearm, a rope), possession and purpose, preparation, a plan, intent and commitment, a time,
 and the softer cues a clinician would follow up (burden, farewells, hopelessness).
 
-Matching works on normalised tokens: text-speak and contractions are expanded ("kms", "im",
-"idc"), filler words dropped ("if I *just* wasn't"), words stemmed ("overdosing", "overdosed")
-and unknown long words corrected to a lexicon word one edit away ("sucide", "kiling").
+Turns are read into mentions by ``reading`` (normalised, stemmed, spelling-tolerant tokens).
 
 A concept mention counts only when it is asserted, judged ConText-style within its clause:
 not negated ("never been on the table"), not hypothetical ("hypothetically, if I were"), not
@@ -21,28 +19,26 @@ commitment, a time or earlier suicidal talk.
 
 from __future__ import annotations
 
-import functools
-import json
-import re
 from dataclasses import dataclass
-from pathlib import Path
 
-LEXICON_PATH = Path(__file__).with_name("lexicon.json")
+from services.analysis.crisis.reading import Mention, Sentence, read_turn
+
 # Negation and other ConText modifiers reach this many tokens forward within a clause.
 MODIFIER_WINDOW_TOKENS = 6
 # Sentences either side of a sentence whose concepts combine with it ("I've worked it out.
 # The pills, the hotel room, the note. I just need the weekend.").
 NEIGHBOUR_SENTENCES = 2
-# Unknown words at least this long are corrected to a lexicon word one edit away.
-MIN_FUZZY_LENGTH = 6
-
-_TOKEN_RE = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
-_SENTENCE_RE = re.compile(r"[^.!?;:\n]+")
 # Clause terminators for ConText modifiers ("…, but none now").
 _TERMINATORS = frozenset({"but", "though", "although", "however", "except", "yet", "whereas"})
 _FIRST_PERSON = frozenset({"i", "me", "my", "myself", "mine"})
-_THIRD_PERSON = frozenset({"she", "he", "they", "her", "him", "his", "them", "their", "someone",
+# Subjects and owners only: an object ("I told him I want to die", "taking them") does not
+# make the statement someone else's.
+_THIRD_PERSON = frozenset({"she", "he", "they", "her", "his", "their", "someone",
                            "somebody", "people", "character", "himself", "herself", "themselves"})
+_OBJECT_MARKERS = frozenset({"of", "see", "visit", "join", "told", "tell", "call", "called",
+                             "text", "texted", "miss", "with", "to", "for", "about", "wrote",
+                             "write", "gave", "give", "left", "leave", "sent", "send", "hugged",
+                             "thanked", "kissed"})
 _REFLEXIVE_OTHER = frozenset({"himself", "herself", "themselves", "yourself"})
 # "cut" only means self-harm when it is not cutting something else ("cut back", "cut ties").
 _CUT_OBJECTS = frozenset({"back", "ties", "off", "down", "out", "the", "a", "an", "it", "him",
@@ -51,164 +47,17 @@ _CUT_OBJECTS = frozenset({"back", "ties", "off", "down", "out", "the", "a", "an"
                           "open", "my finger", "people", "contact"})
 _IDIOM_AFTER_DEATH = frozenset({"of", "from", "to", "laughing", "tired", "end", "line", "for",
                                 "than", "serious", "late", "early", "in", "on", "at", "haha"})
+_IDIOM_AFTER_PHRASE = frozenset({"late", "early", "haha", "lol", "laughing", "tired"})
 # "killing myself at the gym", "ending it with Tom": the act is about something else.
 _IDIOM_AFTER_ACT = frozenset({"at", "for", "over", "trying", "working", "studying", "laughing",
-                              "with", "to"})
+                              "with", "to", "of", "home", "back", "out", "shopping", "bed"})
 _TOPIC_WORDS = frozenset({"suicid", "suicidal"})
+_PRESENT_OR_FUTURE = frozenset({"am", "will", "gonna", "going", "shall"})
+_BODY_WORDS = frozenset({"myself", "hand", "hands", "head", "arm", "arms", "wrist", "wrists",
+                         "leg", "legs", "thigh", "thighs", "skin", "face", "fist", "fists",
+                         "knuckles", "finger", "fingers", "body", "stomach", "hair", "nails"})
 _BODY_PARTS = frozenset({"arm", "arms", "wrist", "wrists", "thigh", "thighs", "leg", "legs",
                          "skin", "stomach", "body", "chest", "hip", "hips"})
-
-
-@functools.lru_cache(maxsize=20_000)
-def _stem(word: str) -> str:
-    """A light suffix stripper, applied alike to lexicon and text ("pills" → "pill")."""
-    word = word.replace("'", "")
-    if word in _IRREGULAR:
-        return _IRREGULAR[word]
-    for suffix in ("ing", "ed", "es", "s", "e"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            word = word[: -len(suffix)]
-            if suffix in ("ing", "ed") and len(word) > 3 and word[-1] == word[-2] \
-                    and word[-1] not in "lsz":
-                word = word[:-1]
-            break
-    return word
-
-
-_IRREGULAR = {"dying": "die", "died": "die", "dies": "die", "dead": "dead", "lying": "lie",
-              "took": "take", "taken": "take", "gave": "give", "given": "give", "thought": "think",
-              "bought": "buy", "kept": "keep", "wrote": "write", "written": "write", "hung": "hang",
-              "has": "have", "had": "have", "is": "be", "was": "was", "were": "was", "am": "be",
-              "are": "be", "been": "be", "being": "be", "cuts": "cut", "cutting": "cut",
-              "goodbyes": "goodbye", "this": "this", "its": "its", "lives": "life",
-              "living": "live", "note": "note", "notes": "note", "noted": "note",
-              "finals": "finals", "training": "training", "trained": "trained",
-              "exhausted": "exhausted", "exhausting": "exhausted"}
-
-
-def _load() -> dict:
-    return json.loads(LEXICON_PATH.read_text(encoding="utf-8"))
-
-
-_LEXICON = _load()
-_TEXT_SPEAK: dict[str, tuple[str, ...]] = {
-    key: tuple(value.split()) for key, value in _LEXICON["text_speak"].items()
-}
-_FILLERS = frozenset(_LEXICON["fillers"])
-
-
-def _phrase_stems(phrase: str) -> tuple[str, ...]:
-    words: list[str] = []
-    for token in _TOKEN_RE.findall(phrase.lower()):
-        words.extend(_TEXT_SPEAK.get(token, (token,)))
-    return tuple(_stem(word) for word in words if word not in _FILLERS)
-
-
-_CONCEPTS: dict[str, tuple[tuple[str, ...], ...]] = {
-    name: tuple(stems for stems in (_phrase_stems(p) for p in phrases) if stems)
-    for name, phrases in _LEXICON["concepts"].items()
-}
-# First stem → [(phrase length, {phrase stems: concepts})], longest first so they win: one
-# slice and one dict lookup per length at each token, however many phrases share the stem.
-_INDEX: dict[str, list[tuple[int, dict[tuple[str, ...], list[str]]]]] = {}
-_by_length: dict[str, dict[int, dict[tuple[str, ...], list[str]]]] = {}
-for _name, _phrases in _CONCEPTS.items():
-    for _stems in _phrases:
-        concepts_of = _by_length.setdefault(_stems[0], {}).setdefault(len(_stems), {})
-        if _name not in concepts_of.setdefault(_stems, []):
-            concepts_of[_stems].append(_name)
-for _first, _lengths in _by_length.items():
-    _INDEX[_first] = sorted(_lengths.items(), key=lambda entry: -entry[0])
-_VOCABULARY = frozenset(stem for phrases in _CONCEPTS.values() for p in phrases for stem in p)
-_LONG_WORDS = frozenset(
-    word for phrases in _LEXICON["concepts"].values() for phrase in phrases
-    for word in _TOKEN_RE.findall(phrase.lower()) if len(word) >= MIN_FUZZY_LENGTH
-)
-
-
-def _deletes(word: str) -> set[str]:
-    return {word[:i] + word[i + 1:] for i in range(len(word))} | {word}
-
-
-_FUZZY: dict[str, str] = {}
-for _word in sorted(_LONG_WORDS):
-    for _variant in _deletes(_word):
-        _FUZZY.setdefault(_variant, _word)
-
-
-# Ordinary words one edit away from a lexicon word ("though" / "thought").
-_COMMON = frozenset({"though", "through", "should", "would", "could", "people", "little",
-                     "things", "thinks", "lovely", "killer", "pretty", "planet", "plants",
-                     "bridges", "tablet", "dying", "trains", "noises", "notice", "nights"})
-
-
-@functools.lru_cache(maxsize=20_000)
-def _correct(word: str) -> str:
-    """A lexicon word one edit away from an unknown long word ("sucide" → "suicide")."""
-    if len(word) < MIN_FUZZY_LENGTH or word in _COMMON or _stem(word) in _VOCABULARY:
-        return word
-    for variant in _deletes(word):
-        match = _FUZZY.get(variant)
-        if match is not None and match[0] == word[0] and abs(len(match) - len(word)) <= 1:
-            return match
-    return word
-
-
-@dataclass(frozen=True)
-class Mention:
-    concept: str
-    start: int  # token index
-    end: int
-    sentence: int
-
-
-@dataclass
-class _Sentence:
-    words: list[str]  # normalised words (no stemming), for quotes and neighbours
-    stems: list[str]
-    offset: int  # index of its first token in the turn
-    mentions: list[Mention]
-
-
-def tokenize(text: str) -> list[str]:
-    """Normalised words: lower case, text-speak and contractions expanded, fillers dropped."""
-    words: list[str] = []
-    for token in _TOKEN_RE.findall(text.lower().replace("\u2019", "'")):
-        for word in _TEXT_SPEAK.get(token, (token,)):
-            if word not in _FILLERS:
-                words.append(_correct(word))
-    return words
-
-
-def _match(stems: list[str], offset: int, sentence: int) -> list[Mention]:
-    """Every concept phrase in a sentence; a concept may overlap another concept."""
-    found: list[Mention] = []
-    for i, stem in enumerate(stems):
-        entries = _INDEX.get(stem)
-        if entries is None:
-            continue
-        seen: set[str] = set()
-        for length, phrases in entries:
-            matched = phrases.get(tuple(stems[i:i + length]))
-            for concept in matched or ():
-                if concept not in seen:
-                    seen.add(concept)
-                    found.append(Mention(concept, offset + i, offset + i + length, sentence))
-    return found
-
-
-def read_turn(text: str) -> list[_Sentence]:
-    sentences: list[_Sentence] = []
-    offset = 0
-    for part in _SENTENCE_RE.findall(text):
-        words = tokenize(part)
-        if not words:
-            continue
-        stems = [_stem(word) for word in words]
-        index = len(sentences)
-        sentences.append(_Sentence(words, stems, offset, _match(stems, offset, index)))
-        offset += len(words)
-    return sentences
 
 
 # ---------------------------------------------------------------------------------------------
@@ -218,11 +67,11 @@ def read_turn(text: str) -> list[_Sentence]:
 # Concepts whose phrases carry their own negation ("not wake up", "do not care"): a negation
 # word inside them is part of the meaning, not a modifier.
 _MODIFIER_CONCEPTS = frozenset({"negation", "negation_exception", "hypothetical", "others",
-                                "academic", "historical", "resolved", "recent", "accident",
-                                "idiom"})
+                                "mundane", "worth_living", "hope_doubted", "academic",
+                                "historical", "resolved", "recent", "accident", "idiom"})
 
 
-def _clause_bounds(sentence: _Sentence, position: int) -> tuple[int, int]:
+def _clause_bounds(sentence: Sentence, position: int) -> tuple[int, int]:
     start, end = sentence.offset, sentence.offset + len(sentence.words)
     for index in range(position - 1, sentence.offset - 1, -1):
         if sentence.words[index - sentence.offset] in _TERMINATORS:
@@ -235,13 +84,29 @@ def _clause_bounds(sentence: _Sentence, position: int) -> tuple[int, int]:
     return start, end
 
 
-def _covered(sentence: _Sentence, position: int) -> bool:
+def _covered(sentence: Sentence, position: int) -> bool:
     """Whether a token is part of a concept phrase (so a "not" inside one is no negation)."""
     return any(m.start <= position < m.end for m in sentence.mentions
                if m.concept not in _MODIFIER_CONCEPTS)
 
 
-def _negated(sentence: _Sentence, mention: Mention) -> bool:
+# "I don't think I want to …": the negation moves across these verbs to the clause they hold.
+_NEG_RAISING = frozenset({"think", "feel", "believe", "guess", "suppose", "know", "say", "saying",
+                          "said", "mean", "expect", "want"})
+
+
+def _new_subject(sentence: Sentence, start: int, end: int) -> bool:
+    """Whether "I" opens a new clause between two tokens ("if things aren't better … I'm
+    done"), which a negation before it does not reach."""
+    for index in range(max(start, sentence.offset + 1), end):
+        position = index - sentence.offset
+        if position < len(sentence.words) and sentence.words[position] == "i" and \
+                sentence.words[position - 1] not in _NEG_RAISING:
+            return True
+    return False
+
+
+def _negated(sentence: Sentence, mention: Mention) -> bool:
     start, end = _clause_bounds(sentence, mention.start)
     exceptions = [m for m in sentence.mentions if m.concept == "negation_exception"]
     for cue in sentence.mentions:
@@ -250,7 +115,8 @@ def _negated(sentence: _Sentence, mention: Mention) -> bool:
         if any(e.start <= cue.start < e.end for e in exceptions):
             continue
         before = start <= cue.start < mention.start and \
-            mention.start - cue.end <= MODIFIER_WINDOW_TOKENS
+            mention.start - cue.end <= MODIFIER_WINDOW_TOKENS and \
+            not _new_subject(sentence, cue.end, mention.start + 1)
         # "Ending things has never been on the table": a denial right after the topic.
         after = mention.end <= cue.start < min(end, mention.end + 3) and not any(
             sentence.words[i - sentence.offset] == "i" for i in range(mention.end, cue.start))
@@ -259,18 +125,23 @@ def _negated(sentence: _Sentence, mention: Mention) -> bool:
     return False
 
 
-def _about_someone_else(sentence: _Sentence, mention: Mention) -> bool:
+def _about_someone_else(sentence: Sentence, mention: Mention) -> bool:
     last: str | None = None
     for index in range(sentence.offset, mention.start):
         word = sentence.words[index - sentence.offset]
         if any(m.concept == "others" and m.start == index for m in sentence.mentions):
-            # "a bottle of my mom's xanax" names an owner, not who is speaking.
+            # "a bottle of my mom's xanax" names an owner, "see my grandma", "told my mom"
+            # someone the patient acts on: neither is who is speaking.
             previous = sentence.words[index - sentence.offset - 1] if index > sentence.offset \
                 else ""
-            if previous != "of":
+            owner = sentence.words[index - sentence.offset].endswith("'s") or any(
+                m.concept == "others" and m.start == index
+                and sentence.words[m.end - 1 - sentence.offset].endswith("'s")
+                for m in sentence.mentions)
+            if previous not in _OBJECT_MARKERS or owner:  # "about my mom's overdose"
                 last = "other"
-        elif word in _FIRST_PERSON:
-            last = "self"
+        elif word in _FIRST_PERSON and not (word == "me" and last == "other"):
+            last = "self"  # "a friend sent me a goodbye text" stays the friend's
         elif word in _THIRD_PERSON and not _covered(sentence, index):
             last = "other"
     after = sentence.words[mention.end - sentence.offset:mention.end - sentence.offset + 3]
@@ -279,26 +150,51 @@ def _about_someone_else(sentence: _Sentence, mention: Mention) -> bool:
     return last == "other"
 
 
-def _has(sentence: _Sentence, concept: str) -> bool:
+def _has(sentence: Sentence, concept: str) -> bool:
     return any(m.concept == concept for m in sentence.mentions)
 
 
-def _hypothetical(sentence: _Sentence, mention: Mention) -> bool:
+def _hypothetical(sentence: Sentence, mention: Mention) -> bool:
     start, _end = _clause_bounds(sentence, mention.start)
     return any(m.concept == "hypothetical" and (m.start < mention.start or m.start == start)
                for m in sentence.mentions)
 
 
-_QUALIFIERS = frozenset({"academic"})
+_QUALIFIERS = frozenset({"academic", "mundane"})
 
 
-def qualified(sentences: list[_Sentence]) -> bool:
-    """Whether a turn carries a ConText modifier (negated, hypothetical, someone else's,
-    academic, historical, accidental, idiomatic) that can make a topic word not a disclosure."""
-    return any(m.concept in _QUALIFIERS for s in sentences for m in s.mentions)
+_LIFETIME = frozenset({"past_act", "recent", "method", "self_harm_act", "means", "preparation"})
 
 
-def turn_is_resolved(sentences: list[_Sentence]) -> bool:
+def _denied(sentence: Sentence, mention: Mention) -> bool:
+    """A modifier itself negated: "they're not for headaches"."""
+    previous = sentence.words[mention.start - sentence.offset - 1] \
+        if mention.start > sentence.offset else ""
+    return previous in ("not", "no", "never") or _negated(sentence, mention)
+
+
+def _topic_word(sentence: Sentence, mention: Mention) -> bool:
+    """"suicide" or "suicidal" alone: the topic, which study and news talk about too."""
+    return mention.end - mention.start == 1 and \
+        sentence.stems[mention.start - sentence.offset] in _TOPIC_WORDS
+
+
+def qualified(sentences: list[Sentence]) -> bool:
+    """Whether a turn carries a ConText modifier that can make a topic word not a disclosure:
+    academic, or historical thoughts ("suicidal in my twenties") — not an act, which counts
+    for life, and not when the turn says it is back ("lately", "again")."""
+    found = {m.concept for s in sentences for m in s.mentions}
+    if any(m.concept in _QUALIFIERS and not _denied(s, m) for s in sentences
+           for m in s.mentions):
+        return True  # "they're not for headaches" is no mundane reason
+    if "historical" not in found or found & _LIFETIME:
+        return False
+    acts = [m for s in sentences for m in s.mentions if m.concept == "self_kill"
+            and s.stems[m.start - s.offset:m.end - s.offset][0] not in _TOPIC_WORDS]
+    return not acts and bool(found & {"thought", "self_kill", "death_wish", "death_weak"})
+
+
+def turn_is_resolved(sentences: list[Sentence]) -> bool:
     """A turn that says the risk is over ("that's long passed and I'm hopeful now") and does
     not bring it back ("again", "still", "lately")."""
     resolved = any(_has(s, "resolved") for s in sentences)
@@ -313,25 +209,38 @@ def turn_is_resolved(sentences: list[_Sentence]) -> bool:
 
 # Means are often someone else's ("my dad's pistol"): access is what counts. Review cues are
 # kept whoever else the sentence names ("told my friend bye"): a clinician follows them up.
-_OWNERLESS = frozenset({"means", "possession", "purpose", "burden", "farewell", "hopeless"})
+_OWNERLESS = frozenset({"means", "possession", "purpose", "time", "burden", "farewell",
+                        "hopeless"})
 _SPEAKER = frozenset({"i", "me", "my", "mine"})
 
 
-def _speaker_inside(sentence: _Sentence, mention: Mention) -> bool:
+def _speaker_inside(sentence: Sentence, mention: Mention) -> bool:
     """"after I'm gone", "meant to me": the phrase names the patient whoever else is named."""
     words = sentence.words[mention.start - sentence.offset:mention.end - sentence.offset]
     return bool(_SPEAKER.intersection(words))
 
 
-def asserted_concepts(sentences: list[_Sentence]) -> list[list[Mention]]:
+def _holds(mention: Mention, start: int, end: int) -> bool:
+    return mention.start <= start and end <= mention.end and \
+        mention.end - mention.start > end - start
+
+
+def asserted_concepts(sentences: list[Sentence]) -> list[list[Mention]]:
     """Per sentence, the concept mentions asserted as the patient's own, present experience."""
     resolved = turn_is_resolved(sentences)
     result: list[list[Mention]] = []
     for sentence in sentences:
         # "my thesis on suicide" is study; "I will kill myself after my exams" is not.
-        studying = _has(sentence, "academic") and not (
-            (_has(sentence, "intent") or _has(sentence, "commitment"))
-            and (_has(sentence, "self_kill") or _has(sentence, "death_wish")))
+        # "my thesis on suicide", "life insurance now the baby is here": a reason that is not a
+        # disclosure; "I will kill myself after my exams" is one.
+        studying = any(m.concept == "academic" or (m.concept == "mundane"
+                                                   and not _denied(sentence, m))
+                       for m in sentence.mentions) and not (
+            (_has(sentence, "intent") or _has(sentence, "commitment")
+             or _has(sentence, "thought") or _has(sentence, "desire"))
+            and (_has(sentence, "death_wish") or any(
+                m.concept == "self_kill" and not _topic_word(sentence, m)
+                for m in sentence.mentions)))
         if resolved or studying:
             result.append([])
             continue
@@ -342,8 +251,10 @@ def asserted_concepts(sentences: list[_Sentence]) -> list[list[Mention]]:
             m for m in sentence.mentions
             if m.concept not in _MODIFIER_CONCEPTS
             and not historical
-            and not any(m.start < end and start < m.end for start, end in idioms)
-            and not _negated(sentence, m)
+            # A longer phrase holding the idiom is meant ("thinking to kill me").
+            and not any(m.start < end and start < m.end and not _holds(m, start, end)
+                        for start, end in idioms)
+            and (m.concept == "time" or not _negated(sentence, m))  # "not better by Friday"
             and not _hypothetical(sentence, m)
             and (m.concept in _OWNERLESS or _speaker_inside(sentence, m)
                  or not _about_someone_else(sentence, m))
@@ -370,12 +281,12 @@ _MEANS_OR_METHOD = frozenset({"method", "method_weak", "means"})
 _LONG_PLAN_TOKENS = 4
 
 
-def _quote(sentence: _Sentence, mention: Mention, words: int) -> str:
+def _quote(sentence: Sentence, mention: Mention, words: int) -> str:
     start = max(sentence.offset, mention.start - 3) - sentence.offset
     return " ".join(sentence.words[start:start + words])
 
 
-def _cut_is_self_harm(sentence: _Sentence, mention: Mention) -> bool:
+def _cut_is_self_harm(sentence: Sentence, mention: Mention) -> bool:
     if sentence.stems[mention.start - sentence.offset] != "cut":
         return False
     following = sentence.words[mention.end - sentence.offset:mention.end - sentence.offset + 2]
@@ -386,13 +297,20 @@ def _cut_is_self_harm(sentence: _Sentence, mention: Mention) -> bool:
     return any(word in _FIRST_PERSON for word in sentence.words)
 
 
-def _death_is_wished(sentence: _Sentence, mention: Mention, concepts: list[Mention]) -> bool:
+def _death_is_wished(sentence: Sentence, mention: Mention, concepts: list[Mention]) -> bool:
     if any(m.concept == "burden" and m.start <= mention.start < m.end for m in concepts):
         return False  # "I'm dead weight" is burden, a review cue
     after = sentence.words[mention.end - sentence.offset:mention.end - sentence.offset + 1]
     if after and after[0] in _IDIOM_AFTER_DEATH:
         return False
-    wishes = [m for m in concepts if m.concept == "desire" and m.start < mention.start]
+    # "I want to …"; "I'm going to see my grandma in heaven soon, I've decided": an intent
+    # counts when committed or timed ("I'm afraid I'll die alone" is a fear, not a wish).
+    willed = ("desire", "intent", "commitment") if {"commitment", "time"} & {
+        m.concept for m in concepts} else ("desire",)
+    wishes = [m for m in concepts if m.concept in willed and m.start < mention.start]
+    if not wishes and any(m.concept == "thought" and m.start < mention.start for m in concepts):
+        # "I think about death all the time and it feels peaceful": dwelt on, and welcomed.
+        wishes = [m for m in concepts if m.concept == "desire"]
     if sentence.stems[mention.start - sentence.offset:mention.end - sentence.offset] == \
             ["wake", "up"]:
         return any("not" in sentence.words[m.start - sentence.offset:m.end - sentence.offset]
@@ -400,14 +318,43 @@ def _death_is_wished(sentence: _Sentence, mention: Mention, concepts: list[Menti
     return bool(wishes)
 
 
+# Words that deny or question what follows ("no reason to live", "wondering if it's worth it").
+_DOUBT_WORDS = frozenset({"no", "not", "never", "any", "lost", "wonder", "wondering", "wondered",
+                          "whether", "why", "question", "questioning", "doubt", "sure", "if",
+                          "nothing"})
+
+
+def _life_doubted(sentence: Sentence, mention: Mention) -> bool:
+    """"no reason to live", "wondering if it's worth it to keep going": the worth of living is
+    denied or questioned before it is named, in the same clause, by the patient."""
+    start, _end = _clause_bounds(sentence, mention.start)
+    start = max(start, mention.start - MODIFIER_WINDOW_TOKENS)
+    before = sentence.words[start - sentence.offset:mention.start - sentence.offset]
+    doubted = bool(_DOUBT_WORDS.intersection(before)) or before[:1] in (["is"], ["does"])
+    return doubted and not _about_someone_else(sentence, mention) and \
+        not _hypothetical(sentence, mention)
+
+
 def find(text: str, quote_words: int, earlier_context: bool = False) -> list[ConceptFinding]:
     """Crisis kinds and review cues asserted in one patient turn."""
     return find_in(read_turn(text), quote_words, earlier_context)
 
 
-def find_in(sentences: list[_Sentence], quote_words: int, earlier_context: bool = False
+# Every finding needs one of these in its own sentence; a turn without any (most turns of an
+# ordinary session) is done without weighing assertion or combinations.
+_LEAD_CONCEPTS = frozenset({
+    "self_harm_act", "self_harm_cue", "death_wish", "death_weak", "self_kill", "self_kill_weak",
+    "act_pronoun", "past_act", "method", "method_weak", "means", "plan", "preparation",
+    "preparation_weak", "burden", "hopeless", "farewell", "worth_living", "self_harm_deliberate",
+    "hope_doubted",
+})
+
+
+def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool = False
             ) -> list[ConceptFinding]:
     """``find`` for a turn already read with ``read_turn``."""
+    if not any(m.concept in _LEAD_CONCEPTS for s in sentences for m in s.mentions):
+        return []
     asserted = asserted_concepts(sentences)
     findings: list[ConceptFinding] = []
     context = earlier_context
@@ -419,7 +366,7 @@ def find_in(sentences: list[_Sentence], quote_words: int, earlier_context: bool 
         first = {m.concept: m for m in reversed(concepts)}
 
         def add(kind: str, mention: Mention, imminent: bool = False, cue: str = "",
-                sentence: _Sentence = sentence) -> None:
+                sentence: Sentence = sentence) -> None:
             findings.append(ConceptFinding(kind, imminent, _quote(sentence, mention, quote_words),
                                            cue))
 
@@ -429,17 +376,29 @@ def find_in(sentences: list[_Sentence], quote_words: int, earlier_context: bool 
         for mention in () if accidental else concepts:
             if mention.concept == "self_harm_act" or (
                 mention.concept == "self_harm_cue" and _cut_is_self_harm(sentence, mention)
+            ) or (
+                # "I slammed my hand in the door on purpose": an injury meant to the body.
+                mention.concept == "self_harm_deliberate"
+                and _BODY_WORDS.intersection(sentence.words)
             ):
                 add("self_harm", mention)
                 break
         for mention in concepts:
-            idiom = set(sentence.words[mention.end - sentence.offset:][:1]) & _IDIOM_AFTER_DEATH
+            # "dead tired", "sleep forever haha"; but "not wake up in the morning" is meant.
+            idiom = set(sentence.words[mention.end - sentence.offset:][:1]) & (
+                _IDIOM_AFTER_DEATH if mention.end - mention.start == 1 else _IDIOM_AFTER_PHRASE)
             if (mention.concept == "death_wish" and not idiom) or (
                 mention.concept == "death_weak" and _death_is_wished(sentence, mention, concepts)
             ):
                 add("wish_to_be_dead", mention)
+                if own & {"intent", "commitment"} and "time" in own:
+                    add("intent", mention, imminent=True)  # "I'll be dead by Sunday"
                 context = True
                 break
+        worth = next((m for m in sentence.mentions if m.concept == "worth_living"), None)
+        if worth is not None and _life_doubted(sentence, worth):
+            add("wish_to_be_dead", worth)  # "wondering if it's worth it to keep going"
+            context = True
         act = first.get("self_kill")
         if act is None and "self_kill_weak" in own and window & {
             "intent", "commitment", "desire", "purpose", "plan", "thought", "possession", "means",
@@ -451,23 +410,36 @@ def find_in(sentences: list[_Sentence], quote_words: int, earlier_context: bool 
             act = None  # "end it with Tom", "killing myself at the gym"
         if act is not None and act.end - act.start == 1 and \
                 sentence.stems[act.start - sentence.offset] in _TOPIC_WORDS and not (
-                    window & {"thought", "desire", "intent", "plan"}
+                    window & {"thought", "desire", "intent", "plan", "past_act"}
                     or sentence.words[act.start - sentence.offset - 1:act.start - sentence.offset]
                     in (["am"], ["feel"], ["feeling"], ["be"])):
             act = None  # "suicide runs in my family", "what suicide means"
         if act is None and "act_pronoun" in own and (
             context or window & _SUICIDAL or "commitment" in window
-            or ("intent" in own and timed)
+            or ("intent" in own and timed) or (timed and window & {"means", "method"})
         ):
             act = first["act_pronoun"]
+        bare = next((m for m in concepts if m.concept == "method_weak"
+                     and m.end == sentence.offset + len(sentence.words)), None)
+        if act is None and bare is not None and "intent" in own and (
+                context or "commitment" in window):
+            act = bare  # "I'm going to jump. I mean it this time."
+        # "I'm jumping off the bridge later today": a present tense with a time to come.
+        upcoming = "time" in own and bool(_PRESENT_OR_FUTURE.intersection(sentence.words))
+        if act is None and "method" in own and (own & {"intent", "commitment"} or upcoming):
+            act = first["method"]  # "I'm going to drive my car off the bridge"
         if act is None and "past_act" in own and own & {"method", "method_weak"}:
             # "I swallowed a bottle of my antidepressants": the act named by its means.
             act = first["past_act"]
         if act is not None:
             context = True
-            if "past_act" in own:
+            if "past_act" in own and not upcoming:
                 add("past_attempt", act)
-            elif own & {"intent", "commitment"} or "commitment" in window:
+            elif own & {"intent", "commitment"} or "commitment" in window or (
+                    "time" in own and act.concept in ("self_kill", "self_kill_weak", "act_pronoun",
+                                                      "method")
+                    and not own & {"thought", "desire"}):
+                # "I'm killing myself this weekend": the act with a time is intent.
                 add("intent", act, imminent=timed)
                 if timed:
                     add("plan", act, imminent=True)
@@ -481,8 +453,12 @@ def find_in(sentences: list[_Sentence], quote_words: int, earlier_context: bool 
                                    or "means" in own):
             add("method", method)
             context = True
-        elif "method_weak" in own and (context or window & {"self_kill", "death_wish", "plan"}):
+        elif "method_weak" in own and (context or window & {"self_kill", "death_wish"} or (
+                "plan" in window and not _has(sentence, "accident"))):  # not "planning a trip"
             add("method", first["method_weak"])
+            if "plan" in window and timed:
+                # "I've got it all planned. Friday night, the bridge on Main Street."
+                add("plan", first["method_weak"], imminent=True)
         means = first.get("means")
         if method is None and means is not None and "purpose" in own and window & {
                 "thought", "desire", "intent", "plan"}:
@@ -494,12 +470,22 @@ def find_in(sentences: list[_Sentence], quote_words: int, earlier_context: bool 
             add("means_access", means,
                 imminent=bool(window & {"time", "commitment", "plan", "preparation"}))
             context = True
+        elif means is None and "means" in window and {"purpose", "possession"} <= own:
+            # "My psychiatrist upped my dose. … I've been keeping them all in a jar."
+            add("means_access", first["purpose"],
+                imminent=bool(window & {"time", "commitment", "plan", "preparation"}))
+            context = True
+        if own & {"means", "method_weak"} and "covert" in window and \
+                set(sentence.words) & _FIRST_PERSON:
+            # "taking all my pills once everyone is asleep": means with a time chosen to be alone.
+            add("plan", first.get("means") or first["method_weak"], imminent=True)
+            context = True
         plans = [m for m in concepts if m.concept == "plan"]
         plan = max(plans, key=lambda m: m.end - m.start) if plans else None
         if plan is not None and len(sentence.words) > 1 and (
-            window & {"self_kill", "self_kill_weak", "method", "method_weak", "means",
-                      "act_pronoun", "preparation"}
-            or (context and "time" in window)
+            window & {"self_kill", "self_kill_weak", "method", "means", "act_pronoun",
+                      "preparation"}
+            or (context and window & {"time", "method_weak"})
             or plan.end - plan.start >= _LONG_PLAN_TOKENS
         ):
             add("plan", plan, imminent=timed or bool(window & _MEANS_OR_METHOD))
@@ -508,6 +494,7 @@ def find_in(sentences: list[_Sentence], quote_words: int, earlier_context: bool 
         if preparation is None and "preparation_weak" in own and (
             context or window & {"method", "method_weak", "means", "self_kill", "death_wish",
                                  "preparation"}
+            or {"commitment", "time"} <= window  # "It's happening tonight, I've written …"
         ):
             preparation = first["preparation_weak"]
         if preparation is not None:
@@ -516,4 +503,7 @@ def find_in(sentences: list[_Sentence], quote_words: int, earlier_context: bool 
         for cue in ("burden", "hopeless", "farewell"):
             if cue in own:
                 add(REVIEW, first[cue], cue=cue)
+        doubted = next((m for m in sentence.mentions if m.concept == "hope_doubted"), None)
+        if "hopeless" not in own and doubted is not None and _life_doubted(sentence, doubted):
+            add(REVIEW, doubted, cue="hopeless")  # "I can't imagine things ever being okay"
     return findings

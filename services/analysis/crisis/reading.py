@@ -1,0 +1,215 @@
+"""Reading a patient turn into concept mentions: sentences of normalised, stemmed tokens and
+the lexicon phrases (``lexicon.json``) found in them.
+
+Text-speak and contractions are expanded ("kms", "im", "aren't"), filler words dropped ("if I
+*just* wasn't"), words stemmed ("overdosing", "overdosed"), dropped g's restored ("endin") and
+unknown long words corrected to a lexicon word one edit away ("sucide", "kiling"). Whether a
+mention is asserted, and what it adds up to, is ``concepts``' business.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+LEXICON_PATH = Path(__file__).with_name("lexicon.json")
+# A number of tablets at least this large is an overdose's count, not a dose.
+MIN_MANY = 10
+# Unknown words at least this long are corrected to a lexicon word one edit away.
+MIN_FUZZY_LENGTH = 6
+_TOKEN_RE = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+_SENTENCE_RE = re.compile(r"[^.!?;:\n]+")
+
+
+@functools.lru_cache(maxsize=20_000)
+def _stem(word: str) -> str:
+    """A light suffix stripper, applied alike to lexicon and text ("pills" → "pill")."""
+    word = word.replace("'", "")
+    if word in _IRREGULAR:
+        return _IRREGULAR[word]
+    for suffix in ("ing", "ed", "es", "s", "e"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)]
+            if suffix in ("ing", "ed") and len(word) > 3 and word[-1] == word[-2] \
+                    and word[-1] not in "lsz":
+                word = word[:-1]
+            break
+    return word
+
+
+_IRREGULAR = {"dying": "die", "died": "die", "dies": "die", "dead": "dead", "lying": "lie",
+              "took": "take", "taken": "take", "gave": "give", "given": "give", "thought": "think",
+              "bought": "buy", "kept": "keep", "wrote": "write", "written": "write", "hung": "hang",
+              "has": "have", "had": "have", "is": "be", "was": "was", "were": "was", "am": "be",
+              "are": "be", "been": "be", "being": "be", "cuts": "cut", "cutting": "cut",
+              "goodbyes": "goodbye", "this": "this", "its": "its", "lives": "life",
+              "living": "live", "note": "note", "notes": "note", "noted": "note",
+              "finals": "finals", "training": "training", "trained": "trained",
+              "exhausted": "exhausted", "exhausting": "exhausted", "care": "care",
+              "cares": "care", "cared": "care"}
+
+
+def _load() -> dict:
+    return json.loads(LEXICON_PATH.read_text(encoding="utf-8"))
+
+
+_LEXICON = _load()
+_TEXT_SPEAK: dict[str, tuple[str, ...]] = {
+    key: tuple(value.split()) for key, value in _LEXICON["text_speak"].items()
+}
+_FILLERS = frozenset(_LEXICON["fillers"])
+
+
+def _phrase_stems(phrase: str) -> tuple[str, ...]:
+    words: list[str] = []
+    for token in _TOKEN_RE.findall(phrase.lower()):
+        words.extend(_TEXT_SPEAK.get(token, (token,)))
+    return tuple(_stem(word) for word in words if word not in _FILLERS)
+
+
+_CONCEPTS: dict[str, tuple[tuple[str, ...], ...]] = {
+    name: tuple(stems for stems in (_phrase_stems(p) for p in phrases) if stems)
+    for name, phrases in _LEXICON["concepts"].items()
+}
+class _Node:
+    """A trie node over phrase stems: the concepts of the phrase ending here, and what follows."""
+
+    __slots__ = ("concepts", "next")
+
+    def __init__(self) -> None:
+        self.concepts: list[str] = []
+        self.next: dict[str, _Node] = {}
+
+
+# Matching walks the trie from each token and stops at the first stem no phrase continues
+# with: one dict lookup for most tokens, however many phrases the lexicons hold.
+_TRIE: dict[str, _Node] = {}
+for _name, _phrases in _CONCEPTS.items():
+    for _stems in _phrases:
+        _node = _TRIE.setdefault(_stems[0], _Node())
+        for _stem_ in _stems[1:]:
+            _node = _node.next.setdefault(_stem_, _Node())
+        if _name not in _node.concepts:
+            _node.concepts.append(_name)
+_VOCABULARY = frozenset(stem for phrases in _CONCEPTS.values() for p in phrases for stem in p)
+_LONG_WORDS = frozenset(
+    word for phrases in _LEXICON["concepts"].values() for phrase in phrases
+    for word in _TOKEN_RE.findall(phrase.lower()) if len(word) >= MIN_FUZZY_LENGTH
+)
+
+
+def _deletes(word: str) -> set[str]:
+    return {word[:i] + word[i + 1:] for i in range(len(word))} | {word}
+
+
+_FUZZY: dict[str, str] = {}
+for _word in sorted(_LONG_WORDS):
+    for _variant in _deletes(_word):
+        _FUZZY.setdefault(_variant, _word)
+
+
+# Ordinary words one edit away from a lexicon word ("though" / "thought").
+_COMMON = frozenset({"though", "through", "should", "would", "could", "people", "little",
+                     "things", "thinks", "lovely", "killer", "pretty", "planet", "plants",
+                     "bridges", "tablet", "dying", "trains", "noises", "notice", "nights"})
+
+
+@functools.lru_cache(maxsize=20_000)
+def _correct(word: str) -> str:
+    """A lexicon word one edit away from an unknown long word ("sucide" → "suicide")."""
+    if word.endswith("in") and len(word) >= 4 and _stem(word + "g") in _VOCABULARY:
+        return word + "g"  # a dropped g: "endin", "cuttin"
+    if len(word) < MIN_FUZZY_LENGTH or word in _COMMON or _stem(word) in _VOCABULARY:
+        return word
+    for variant in _deletes(word):
+        match = _FUZZY.get(variant)
+        if match is not None and match[0] == word[0] and abs(len(match) - len(word)) <= 1:
+            return match
+    return word
+
+
+@dataclass(frozen=True)
+class Mention:
+    concept: str
+    start: int  # token index
+    end: int
+    sentence: int
+
+
+@dataclass
+class Sentence:
+    words: list[str]  # normalised words (no stemming), for quotes and neighbours
+    stems: list[str]
+    offset: int  # index of its first token in the turn
+    mentions: list[Mention]
+
+
+@functools.lru_cache(maxsize=50_000)
+def _normal(token: str) -> tuple[tuple[str, str], ...]:
+    """A token's normalised words with their stems, worked out once per distinct token. A count
+    of ten or more stems to "dozen", so "took 20 pills" reads as "took dozens of pills"."""
+    if token.isdigit() and int(token) >= MIN_MANY:
+        return ((token, "dozen"),)
+    words = _TEXT_SPEAK.get(token)
+    if words is None:
+        # Any other contraction: "aren't" → "are not", "mustn't" → "must not".
+        words = (token[:-3], "not") if token.endswith("n't") and len(token) > 3 else (token,)
+    return tuple((word, _stem(word)) for word in (
+        _correct(w) for w in words if w not in _FILLERS))
+
+
+def _normalise(text: str) -> list[tuple[str, str]]:
+    return [pair for token in _TOKEN_RE.findall(text.lower().replace("\u2019", "'"))
+            for pair in _normal(token)]
+
+
+def tokenize(text: str) -> list[str]:
+    """Normalised words: lower case, text-speak and contractions expanded, fillers dropped."""
+    return [word for word, _stem_ in _normalise(text)]
+
+
+def _match(stems: list[str], offset: int, sentence: int) -> list[Mention]:
+    """Every concept phrase in a sentence; a concept may overlap another concept. At each token
+    a concept keeps its longest phrase."""
+    found: list[Mention] = []
+    count = len(stems)
+    for i, stem in enumerate(stems):
+        node = _TRIE.get(stem)
+        if node is None:
+            continue
+        ends: list[tuple[int, list[str]]] = []
+        j = i + 1
+        while True:
+            if node.concepts:
+                ends.append((j, node.concepts))
+            if j == count:
+                break
+            node = node.next.get(stems[j])
+            if node is None:
+                break
+            j += 1
+        seen: set[str] = set()
+        for end, concepts in reversed(ends):
+            for concept in concepts:
+                if concept not in seen:
+                    seen.add(concept)
+                    found.append(Mention(concept, offset + i, offset + end, sentence))
+    return found
+
+
+def read_turn(text: str) -> list[Sentence]:
+    sentences: list[Sentence] = []
+    offset = 0
+    for part in _SENTENCE_RE.findall(text):
+        pairs = _normalise(part)
+        if not pairs:
+            continue
+        words = [word for word, _ in pairs]
+        stems = [stem for _, stem in pairs]
+        index = len(sentences)
+        sentences.append(Sentence(words, stems, offset, _match(stems, offset, index)))
+        offset += len(words)
+    return sentences
