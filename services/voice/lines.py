@@ -26,13 +26,15 @@ class Outcome(Enum):
     NO_CALL = "no_call"  # the call is not known yet: nothing was done
 
 
-# The call row is locked first (as the UPDATE would), so concurrent lines of one call queue
-# here and each sees the character count the previous one left. A repeat of this statement
+# The call row is locked first, so concurrent lines of one call queue here and each sees the
+# character count the previous one left. FOR UPDATE, not FOR NO KEY UPDATE: the lock must also
+# keep out the key-share locks that foreign-key checks of other lines take on the row, or two
+# of these statements can deadlock between the lock and the update. A repeat of this statement
 # (the pool retries a statement whose connection dropped) changes nothing: the dedup key
 # conflicts, and only an inserted line is counted.
 _APPEND_SQL = """
 WITH call AS (
-    SELECT id, transcript_chars FROM voice_call WHERE call_id = %(call)s FOR NO KEY UPDATE
+    SELECT id, transcript_chars FROM voice_call WHERE call_id = %(call)s FOR UPDATE
 ), line AS (
     INSERT INTO voice_transcript_entry (call_id, dedup_key, role, text, at)
     SELECT id, %(key)s, %(role)s, %(text)s, %(at)s FROM call
