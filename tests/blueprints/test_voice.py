@@ -10,9 +10,11 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from standardwebhooks import Webhook
 
+from models.base import db, utcnow
 from models.usage import UsageEvent
 from models.voice import VoiceCall, VoiceEvent
 from services.limits import MAX_TRANSCRIPT_CHARS
+from services.voice import lines
 from tests.conftest import bearer
 from tests.fakes.voice_platform import LINE_NUMBER, Call, body_of, sign
 from tests.fakes.webhook_receiver import WebhookReceiver
@@ -273,6 +275,24 @@ def test_concurrent_lines_of_one_call_are_all_counted(app, auth, deployment):
     stored = VoiceCall.get(VoiceCall.call_id == "call-many")
     assert (stored.transcript_count, stored.transcript_chars) == (
         len(texts), sum(map(len, texts)))
+
+
+def test_line_is_stored_on_a_connection_that_lost_its_prepared_statement(
+        client, auth, deployment, database_kind):
+    if database_kind != "postgresql":
+        pytest.skip("the one-statement store is PostgreSQL's")
+    call = Call("call-prep")
+    post(client, call.status("in-progress", 0))
+    with db.connection_context():
+        at = utcnow()
+        assert lines.append_to_platform_call("call-prep", "k1", "caller", "One.", at) \
+            is lines.Outcome.STORED
+        db.execute_sql("DEALLOCATE ALL")  # as on a connection the pool has just replaced
+        assert lines.append_to_platform_call("call-prep", "k2", "caller", "Two.", at) \
+            is lines.Outcome.STORED
+    entries = client.get("/api/voice/webhook/call/call-prep/transcript", headers=auth).json[
+        "entries"]
+    assert [e["text"] for e in entries] == ["One.", "Two."]
 
 
 def test_final_transcript_type_variant(client, auth, deployment):
