@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from peewee import IntegrityError
@@ -28,16 +29,19 @@ STATUS_RANK = {"scheduled": 0, "queued": 1, "ringing": 2, "in-progress": 3, "for
 MAX_RESULT_CHARS = 4000
 
 
-def handle(payload: Any, raw: bytes, base_url: str) -> dict:
-    """Apply one verified server message; returns the body the platform expects."""
+def handle(payload: Any, raw: bytes, public_base_url: Callable[[], str]) -> dict:
+    """Apply one verified server message; returns the body the platform expects.
+    `public_base_url` is asked only by the messages that link back here (not by transcript
+    lines, most of a call's messages)."""
     message = messages.message_of(payload)
     kind = messages.message_type(message)
-    if kind == "assistant-request":
-        return assistant.respond(message, base_url)
     if kind == "transcript" and not messages.is_final_transcript(message):
         return {}  # partials are superseded by the final line; they are not the transcript
     if kind == "transcript":
         return _transcript(message, raw)
+    base_url = public_base_url()
+    if kind == "assistant-request":
+        return assistant.respond(message, base_url)
     event = _event_fields(message, kind, raw)
     with db.atomic():
         call = _call_for(message)
