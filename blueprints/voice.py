@@ -65,7 +65,7 @@ def _verified_payload():
 def _handle():
     raw, payload = _verified_payload()
     try:
-        return calls.handle(payload, raw, _base_url())
+        return calls.handle(payload, raw, _base_url)
     except MalformedMessage as exc:
         abort(400, message=f"Not a server message: {exc}.")
 

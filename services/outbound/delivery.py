@@ -277,10 +277,16 @@ def _record_retry(delivery: WebhookDelivery, attempt: int, status_code: int | No
                 error, delay_s)
 
 
+ABANDONED = "abandoned"
+
+
 def attempt_abandoned(delivery_id: str, attempt: int, error: str,
                       schedule: tuple[float, ...] = RETRY_DELAYS_S) -> None:
     """The job of an attempt died (worker killed): queue that attempt again if it never
-    started, else the next one on the schedule, so the delivery is never left stranded."""
+    started, else log it as abandoned and queue the next one on the schedule, so the delivery
+    is never left stranded. An abandoned attempt may have reached the receiver without its
+    answer being recorded: the next one carries the same `webhook-id`, so the receiver can
+    tell it is the same event."""
     delivery = WebhookDelivery.get_or_none(WebhookDelivery.id == delivery_id)
     if delivery is None or delivery.status != "pending":
         return
@@ -290,13 +296,23 @@ def attempt_abandoned(delivery_id: str, attempt: int, error: str,
             return
         if delivery.attempts != attempt:
             return
+        reason = f"{ABANDONED}: {error}"[:MAX_ERROR_CHARS]
         delay = retry_delay_s(attempt, schedule)
+        next_at = utcnow() + timedelta(seconds=delay) if delay is not None else None
+        logged = DeliveryAttempt.select().where((DeliveryAttempt.delivery == delivery)
+                                                & (DeliveryAttempt.number == attempt)).exists()
+        if not logged:
+            DeliveryAttempt.create(delivery=delivery, number=attempt, error=reason,
+                                   duration_ms=0, next_attempt_at=next_at)
         if delay is None:
-            WebhookDelivery.update(status="failed", last_error=error[:MAX_ERROR_CHARS]).where(
+            WebhookDelivery.update(status="failed", last_error=reason).where(
                 WebhookDelivery.id == delivery_id).execute()
             _wake_next(delivery)
         else:
+            WebhookDelivery.update(last_error=reason, next_attempt_at=next_at).where(
+                WebhookDelivery.id == delivery_id).execute()
             _queue_attempt(delivery, attempt + 1, "retry", delay)
+    logger.warning("delivery %s attempt %s abandoned by its worker", delivery_id, attempt)
 
 
 def deliveries_for(endpoint_ids: list[str]):

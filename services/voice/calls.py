@@ -10,16 +10,16 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from peewee import IntegrityError
 
 from models.base import db, new_id, utcnow
-from models.voice import VoiceCall, VoiceEvent, VoiceToolCall, VoiceTranscriptEntry
+from models.voice import VoiceCall, VoiceEvent, VoiceToolCall
 from services.errors import NotFound
-from services.limits import MAX_TRANSCRIPT_CHARS
 from services.usage import record_usage
-from services.voice import assistant, events, functions, messages, risk, summary
+from services.voice import assistant, events, functions, lines, messages, risk, summary
 from services.voice.deployments import find_for_message
 
 logger = logging.getLogger(__name__)
@@ -29,26 +29,20 @@ STATUS_RANK = {"scheduled": 0, "queued": 1, "ringing": 2, "in-progress": 3, "for
 MAX_RESULT_CHARS = 4000
 
 
-def handle(payload: Any, raw: bytes, base_url: str) -> dict:
-    """Apply one verified server message; returns the body the platform expects."""
+def handle(payload: Any, raw: bytes, public_base_url: Callable[[], str]) -> dict:
+    """Apply one verified server message; returns the body the platform expects.
+    `public_base_url` is asked only by the messages that link back here (not by transcript
+    lines, most of a call's messages)."""
     message = messages.message_of(payload)
     kind = messages.message_type(message)
-    if kind == "assistant-request":
-        return assistant.respond(message, base_url)
     if kind == "transcript" and not messages.is_final_transcript(message):
         return {}  # partials are superseded by the final line; they are not the transcript
-    # Everything that needs no database is worked out before the transaction, which holds
-    # SQLite's single write lock: the shorter it is, the more messages per second.
-    event = _event_fields(message, kind, raw)
-    line = _transcript_line(message) if kind == "transcript" else None
     if kind == "transcript":
-        with db.atomic():
-            call = _call_for(message, narrow=True)
-            if call is None or line is None:
-                _record(event, call)
-            else:
-                add_transcript_line(call, *line, dedup_key=event["dedup_key"])
-        return {}
+        return _transcript(message, raw)
+    base_url = public_base_url()
+    if kind == "assistant-request":
+        return assistant.respond(message, base_url)
+    event = _event_fields(message, kind, raw)
     with db.atomic():
         call = _call_for(message)
         platform_id = messages.call_id(message) or "-"
@@ -69,17 +63,11 @@ def handle(payload: Any, raw: bytes, base_url: str) -> dict:
     return {}
 
 
-# What a transcript line needs of its call: the hot path reads no more (and never saves it).
-_NARROW_COLUMNS = (VoiceCall.id, VoiceCall.call_id, VoiceCall.organization,
-                   VoiceCall.deployment, VoiceCall.transcript_count)
-
-
-def _call_for(message: dict, narrow: bool = False) -> VoiceCall | None:
+def _call_for(message: dict) -> VoiceCall | None:
     platform_id = messages.call_id(message)
     if platform_id is None:
         return None
-    query = VoiceCall.select(*_NARROW_COLUMNS) if narrow else VoiceCall.select()
-    call = query.where(VoiceCall.call_id == platform_id).first()
+    call = VoiceCall.get_or_none(VoiceCall.call_id == platform_id)
     if call is not None:
         return call
     deployment = find_for_message(messages.deployment_hint(message),
@@ -183,26 +171,33 @@ def _transcript_line(message: dict) -> tuple[str, str, Any, str | None] | None:
             band)
 
 
+def _transcript(message: dict, raw: bytes) -> dict:
+    """Store a final line. The common case, an ordinary line of a call already known, is
+    stored without the transaction below; a first message (which creates the call) and a line
+    with crisis language (which escalates with it) take the full path."""
+    key = messages.dedup_key(message, "transcript", raw)
+    line = _transcript_line(message)
+    platform_id = messages.call_id(message)
+    if line is not None and line[3] is None and platform_id is not None:
+        outcome = lines.append_to_platform_call(platform_id, key, *line[:3])
+        if outcome is not lines.Outcome.NO_CALL:
+            return {}
+    event = _event_fields(message, "transcript", raw)
+    with db.atomic():
+        call = _call_for(message)
+        if call is None or line is None:
+            _record(event, call)
+        else:
+            add_transcript_line(call, *line, dedup_key=key)
+    return {}
+
+
 def add_transcript_line(call: VoiceCall, role: str, text: str, at: Any, band: str | None,
                         dedup_key: str | None = None) -> None:
     """Store one final line (once per dedup key), escalating when the caller's words carry
     crisis language."""
-    key = dedup_key or new_id("line")
-    inserted = (VoiceTranscriptEntry.insert(call=call.id, dedup_key=key, role=role, text=text,
-                                            at=at)
-                .on_conflict_ignore().as_rowcount().execute())
-    if inserted != 1:
-        return  # the same message again
-    claimed = (VoiceCall.update(transcript_count=VoiceCall.transcript_count + 1,
-                                transcript_chars=VoiceCall.transcript_chars + len(text))
-               .where((VoiceCall.id == call.id)
-                      & (VoiceCall.transcript_chars + len(text) <= MAX_TRANSCRIPT_CHARS))
-               .execute())
-    if not claimed:
-        VoiceTranscriptEntry.delete().where(VoiceTranscriptEntry.dedup_key == key).execute()
-        logger.warning("voice call %s transcript limit reached; line not stored", call.id)
-        return
-    if band is not None:
+    outcome = lines.append(call.id, dedup_key or new_id("line"), role, text, at)
+    if outcome is lines.Outcome.STORED and band is not None:
         risk.escalate(call, band, "transcript", "crisis language in the caller's words")
 
 

@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import json
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from standardwebhooks import Webhook
 
+from models.base import db, utcnow
 from models.usage import UsageEvent
 from models.voice import VoiceCall, VoiceEvent
+from services.limits import MAX_TRANSCRIPT_CHARS
+from services.voice import lines
 from tests.conftest import bearer
 from tests.fakes.voice_platform import LINE_NUMBER, Call, body_of, sign
 from tests.fakes.webhook_receiver import WebhookReceiver
@@ -225,6 +229,70 @@ def test_out_of_order_transcript_lines_are_read_in_spoken_order(client, auth, de
     entries = client.get("/api/voice/webhook/call/call-4/transcript", headers=auth).json[
         "entries"]
     assert [e["text"] for e in entries] == ["first line", "second line"]
+
+
+def test_repeated_transcript_line_of_a_known_call_is_stored_once(client, auth, deployment):
+    call = Call("call-dup")
+    post(client, call.status("in-progress", 0))
+    line = call.said("user", "I sleep badly.", 1)
+    assert post(client, line).status_code == 200
+    assert post(client, line).status_code == 200
+    entries = client.get("/api/voice/webhook/call/call-dup/transcript", headers=auth).json[
+        "entries"]
+    assert [e["text"] for e in entries] == ["I sleep badly."]
+    stored = VoiceCall.get(VoiceCall.call_id == "call-dup")
+    assert (stored.transcript_count, stored.transcript_chars) == (1, len("I sleep badly."))
+
+
+def test_line_past_the_transcript_limit_is_not_stored(client, auth, deployment):
+    call = Call("call-full")
+    post(client, call.status("in-progress", 0))
+    VoiceCall.update(transcript_chars=MAX_TRANSCRIPT_CHARS - 5).where(
+        VoiceCall.call_id == "call-full").execute()
+    assert post(client, call.said("user", "Too long a line.", 1)).status_code == 200
+    assert post(client, call.said("user", "Fits.", 2)).status_code == 200
+    entries = client.get("/api/voice/webhook/call/call-full/transcript", headers=auth).json[
+        "entries"]
+    assert [e["text"] for e in entries] == ["Fits."]
+    stored = VoiceCall.get(VoiceCall.call_id == "call-full")
+    assert (stored.transcript_count, stored.transcript_chars) == (1, MAX_TRANSCRIPT_CHARS)
+
+
+def test_concurrent_lines_of_one_call_are_all_counted(app, auth, deployment):
+    call = Call("call-many")
+    post(app.test_client(), call.status("in-progress", 0))
+    texts = [f"Line number {i}." for i in range(40)]
+
+    def send(index: int) -> int:
+        message = call.said("user", texts[index], 1 + index)
+        return post(app.test_client(), message).status_code
+
+    with ThreadPoolExecutor(8) as pool:
+        assert set(pool.map(send, range(len(texts)))) == {200}
+    entries = app.test_client().get("/api/voice/webhook/call/call-many/transcript",
+                                    headers=auth).json["entries"]
+    assert [e["text"] for e in entries] == texts
+    stored = VoiceCall.get(VoiceCall.call_id == "call-many")
+    assert (stored.transcript_count, stored.transcript_chars) == (
+        len(texts), sum(map(len, texts)))
+
+
+def test_line_is_stored_on_a_connection_that_lost_its_prepared_statement(
+        client, auth, deployment, database_kind):
+    if database_kind != "postgresql":
+        pytest.skip("the one-statement store is PostgreSQL's")
+    call = Call("call-prep")
+    post(client, call.status("in-progress", 0))
+    with db.connection_context():
+        at = utcnow()
+        assert lines.append_to_platform_call("call-prep", "k1", "caller", "One.", at) \
+            is lines.Outcome.STORED
+        db.execute_sql("DEALLOCATE ALL")  # as on a connection the pool has just replaced
+        assert lines.append_to_platform_call("call-prep", "k2", "caller", "Two.", at) \
+            is lines.Outcome.STORED
+    entries = client.get("/api/voice/webhook/call/call-prep/transcript", headers=auth).json[
+        "entries"]
+    assert [e["text"] for e in entries] == ["One.", "Two."]
 
 
 def test_final_transcript_type_variant(client, auth, deployment):

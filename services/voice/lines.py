@@ -1,0 +1,124 @@
+"""Storing a call's final transcript lines: once per dedup key, within the call's character
+limit, counted on the call in the same transaction.
+
+Transcript lines are most of a call's messages, so on PostgreSQL a line for a call already
+known is stored by a single statement run on its own (its own transaction, committed when it
+returns): one round trip instead of BEGIN, a read of the call, an insert, an update and COMMIT.
+"""
+
+from __future__ import annotations
+
+import logging
+import weakref
+from datetime import datetime
+from enum import Enum
+
+from peewee import DatabaseError
+
+from models.base import db, is_postgres
+from models.voice import VoiceCall, VoiceTranscriptEntry
+from services.limits import MAX_TRANSCRIPT_CHARS
+
+logger = logging.getLogger(__name__)
+
+
+class Outcome(Enum):
+    STORED = "stored"
+    DUPLICATE = "duplicate"  # the same message again: nothing changed
+    FULL = "full"  # the call's transcript limit is reached: the line is not stored
+    NO_CALL = "no_call"  # the call is not known yet: nothing was done
+
+
+# The call row is locked first, so concurrent lines of one call queue here and each sees the
+# character count the previous one left. FOR UPDATE, not FOR NO KEY UPDATE: the lock must also
+# keep out the key-share locks that foreign-key checks of other lines take on the row, or two
+# of these statements can deadlock between the lock and the update. A repeat of this statement
+# (the pool retries a statement whose connection dropped) changes nothing: the dedup key
+# conflicts, and only an inserted line is counted. Parameters: platform call id, dedup key,
+# role, text, time, the text's length, the limit.
+_APPEND_SQL = """
+WITH call AS (
+    SELECT id, transcript_chars FROM voice_call WHERE call_id = $1 FOR UPDATE
+), line AS (
+    INSERT INTO voice_transcript_entry (call_id, dedup_key, role, text, at)
+    SELECT id, $2, $3, $4, $5 FROM call WHERE transcript_chars + $6 <= $7
+    ON CONFLICT DO NOTHING
+    RETURNING call_id
+), counted AS (
+    UPDATE voice_call SET transcript_count = transcript_count + 1,
+                          transcript_chars = transcript_chars + $6
+    FROM line WHERE voice_call.id = line.call_id
+    RETURNING voice_call.id
+)
+SELECT call.id, (SELECT count(*) FROM counted), call.transcript_chars + $6 > $7 FROM call
+"""
+# Prepared once per connection: planning the statement costs the server about as much as
+# running it.
+_STATEMENT = "voice_append_line"
+_PREPARE = (f"PREPARE {_STATEMENT} (text, text, text, text, timestamp, integer, integer) AS"
+            f"{_APPEND_SQL}")
+_EXECUTE = f"EXECUTE {_STATEMENT} (%s, %s, %s, %s, %s, %s, %s)"
+INVALID_STATEMENT_NAME = "26000"  # the statement is not prepared on this connection
+_prepared: weakref.WeakSet = weakref.WeakSet()  # the connections it is prepared on
+
+
+def append(call_pk: str, dedup_key: str, role: str, text: str, at: datetime) -> Outcome:
+    """Store one line of a loaded call, inside the caller's transaction."""
+    inserted = (VoiceTranscriptEntry.insert(call=call_pk, dedup_key=dedup_key, role=role,
+                                            text=text, at=at)
+                .on_conflict_ignore().as_rowcount().execute())
+    if inserted != 1:
+        return Outcome.DUPLICATE
+    claimed = (VoiceCall.update(transcript_count=VoiceCall.transcript_count + 1,
+                                transcript_chars=VoiceCall.transcript_chars + len(text))
+               .where((VoiceCall.id == call_pk)
+                      & (VoiceCall.transcript_chars + len(text) <= MAX_TRANSCRIPT_CHARS))
+               .execute())
+    if not claimed:
+        VoiceTranscriptEntry.delete().where(VoiceTranscriptEntry.dedup_key == dedup_key).execute()
+        return _full(call_pk)
+    return Outcome.STORED
+
+
+def append_to_platform_call(platform_call_id: str, dedup_key: str, role: str, text: str,
+                            at: datetime) -> Outcome:
+    """Store one line of the call the platform names, committed on return; NO_CALL (and
+    nothing done) when that call is not stored yet."""
+    if is_postgres():
+        row = _execute_prepared((platform_call_id, dedup_key, role, text,
+                                 VoiceTranscriptEntry.at.db_value(at), len(text),
+                                 MAX_TRANSCRIPT_CHARS)).fetchone()
+        if row is None:
+            return Outcome.NO_CALL
+        call_pk, stored, full = row
+        if stored:
+            return Outcome.STORED
+        return _full(call_pk) if full else Outcome.DUPLICATE
+    with db.atomic():
+        call_pk = (VoiceCall.select(VoiceCall.id).where(VoiceCall.call_id == platform_call_id)
+                   .scalar())
+        if call_pk is None:
+            return Outcome.NO_CALL
+        return append(call_pk, dedup_key, role, text, at)
+
+
+def _execute_prepared(params: tuple):
+    connection = db.connection()
+    if connection not in _prepared:
+        db.execute_sql(_PREPARE)
+        _prepared.add(connection)
+    try:
+        return db.execute_sql(_EXECUTE, params)
+    except DatabaseError as exc:
+        # The pool replaced a dropped connection and ran the statement again on the new one,
+        # where nothing is prepared yet (outside a transaction, so nothing else is lost).
+        if getattr(exc.__context__, "pgcode", None) != INVALID_STATEMENT_NAME:
+            raise  # the driver's own error is the one peewee's was raised from
+        db.execute_sql(_PREPARE)
+        _prepared.add(db.connection())
+        return db.execute_sql(_EXECUTE, params)
+
+
+def _full(call_pk: str) -> Outcome:
+    logger.warning("voice call %s transcript limit reached; line not stored", call_pk)
+    return Outcome.FULL
