@@ -5,10 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 import pytest
 
@@ -19,10 +16,9 @@ from services.tokens import authenticate
 from tests.conftest import PLATFORM_TOKEN, bearer
 from tests.fakes.fhir_metadata import FakeFhirMetadata, unreachable_base_url
 from tests.fakes.stripe_server import API_KEY, FakeStripe
+from tests.jobs.worker_process import WAIT_S, start_worker
 
-PROJECT = Path(__file__).resolve().parents[2]
 PLATFORM = bearer(PLATFORM_TOKEN)
-WAIT_S = 30
 AFTER_HEARTBEATS_S = 3600
 FAST_RETRIES = [0.05, 0.05]
 
@@ -167,14 +163,6 @@ def test_unreachable_fhir_server_fails_and_compensates(make_app):
                              "admin_email": "a@b.example"}).status_code == 202
 
 
-def _start_worker(config: dict, extra: dict) -> subprocess.Popen:
-    env = {**os.environ, "DATABASE_URL": config["DATABASE_URL"],
-           "REDIS_URL": config["REDIS_URL"], "INSTANCE_PATH": config["INSTANCE_PATH"],
-           "LOG_LEVEL": "WARNING", "ALLOW_PRIVATE_WEBHOOK_URLS": "true", **extra}
-    return subprocess.Popen([sys.executable, "-m", "flask", "--app", "app", "worker"],
-                            cwd=PROJECT, env=env, start_new_session=True,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-
 
 def test_worker_killed_mid_job_resumes_at_its_step(make_app, app_config):
     # The FHIR server answers 503 several times with a slow backoff: the worker is killed
@@ -184,7 +172,8 @@ def test_worker_killed_mid_job_resumes_at_its_step(make_app, app_config):
                    ALLOW_PRIVATE_WEBHOOK_URLS=True)
         client = app.test_client()
         job_id = _provision(client, ehr={"fhir_base_url": fhir.base_url})
-        worker = _start_worker(app_config, {"PROVISIONING_RETRY_DELAYS_S": "30"})
+        worker = start_worker(app_config, ALLOW_PRIVATE_WEBHOOK_URLS="true",
+                              PROVISIONING_RETRY_DELAYS_S="30")
         try:
             deadline = time.monotonic() + WAIT_S
             while ProvisioningJob.get_by_id(job_id).current_step != \

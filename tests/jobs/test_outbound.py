@@ -4,10 +4,6 @@ logged as abandoned, and the next worker delivers the event, once."""
 import json
 import os
 import signal
-import subprocess
-import sys
-import time
-from pathlib import Path
 
 import pytest
 
@@ -16,26 +12,9 @@ from models.usage import UsageEvent
 from services.outbound.delivery import ABANDONED, attempts_of, emit
 from services.outbound.endpoints import ensure_endpoint
 from tests.fakes.webhook_receiver import Reply, WebhookReceiver
+from tests.jobs.worker_process import start_worker, wait_for
 
-PROJECT = Path(__file__).resolve().parents[2]
-WAIT_S = 30
 HANG_S = 120  # far longer than the test: the first request is still open when its worker dies
-
-
-def _start_worker(config: dict) -> subprocess.Popen:
-    env = {**os.environ, "DATABASE_URL": config["DATABASE_URL"],
-           "REDIS_URL": config["REDIS_URL"], "INSTANCE_PATH": config["INSTANCE_PATH"],
-           "ALLOW_PRIVATE_WEBHOOK_URLS": "true", "LOG_LEVEL": "WARNING"}
-    return subprocess.Popen([sys.executable, "-m", "flask", "--app", "app", "worker"],
-                            cwd=PROJECT, env=env, start_new_session=True,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-
-
-def _wait_for(predicate) -> None:
-    deadline = time.monotonic() + WAIT_S
-    while not predicate():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.1)
 
 
 @pytest.fixture
@@ -52,9 +31,9 @@ def test_delivery_of_a_killed_worker_is_logged_abandoned_and_sent_once_more(
             receiver.secrets = [endpoint.secret]
             event = emit(endpoint, "intake.started", {"call_id": "call-k"},
                          ordering_key="call:call-k")
-        worker = _start_worker(app_config)
+        worker = start_worker(app_config, ALLOW_PRIVATE_WEBHOOK_URLS="true")
         try:
-            _wait_for(lambda: len(receiver.requests) == 1)  # the request is out, unanswered
+            wait_for(lambda: len(receiver.requests) == 1)  # the request is out, unanswered
         finally:
             os.killpg(worker.pid, signal.SIGKILL)  # the worker and its work-horse
             worker.wait()

@@ -3,36 +3,16 @@ worker's maintenance) finds the abandoned job and retries it."""
 
 import os
 import signal
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 from jobs.queue import enqueue, get_queue, job_id
 from models.jobs import JobRecord
 from models.usage import UsageEvent
 from tests.jobs.sample_jobs import slow_first_attempt
+from tests.jobs.worker_process import start_worker, wait_for
 
-PROJECT = Path(__file__).resolve().parents[2]
-WAIT_S = 30
 # Later than any heartbeat of the killed worker: the cleanup a worker runs after that time.
 AFTER_HEARTBEATS_S = 3600
-
-
-def _start_worker(config: dict) -> subprocess.Popen:
-    env = {**os.environ, "DATABASE_URL": config["DATABASE_URL"],
-           "REDIS_URL": config["REDIS_URL"], "INSTANCE_PATH": config["INSTANCE_PATH"],
-           "LOG_LEVEL": "WARNING"}
-    return subprocess.Popen([sys.executable, "-m", "flask", "--app", "app", "worker"],
-                            cwd=PROJECT, env=env, start_new_session=True,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-
-
-def _wait_for(predicate) -> None:
-    deadline = time.monotonic() + WAIT_S
-    while not predicate():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.1)
 
 
 def test_job_of_a_killed_worker_is_retried_and_completes_once(make_app, app_config, org):
@@ -40,9 +20,9 @@ def test_job_of_a_killed_worker_is_retried_and_completes_once(make_app, app_conf
     jid = job_id("slow", org.id, 1)
     with app.app_context():
         enqueue(slow_first_attempt, org.id, "done", id=jid, max_attempts=3)
-    worker = _start_worker(app_config)
+    worker = start_worker(app_config)
     try:
-        _wait_for(lambda: JobRecord.get_by_id(jid).status == "started")
+        wait_for(lambda: JobRecord.get_by_id(jid).status == "started")
     finally:
         os.killpg(worker.pid, signal.SIGKILL)  # the worker and its work-horse, mid-job
         worker.wait()

@@ -2,29 +2,16 @@
 
 import os
 import signal
-import subprocess
-import sys
-from pathlib import Path
 
 from models.workflows import AgentWorkflow, TraceEntry, WorkflowExecution
 from services.workflows import engine
 from tests.fakes.fhir_server import FakeFhirServer
+from tests.jobs.worker_process import WAIT_S, start_worker
 
-PROJECT = Path(__file__).resolve().parents[2]
-WAIT_S = 30
 DEFINITION = {"start": "analyze", "nodes": [
     {"id": "analyze", "type": "analyze_session", "config": {}, "next": "sync"},
     {"id": "sync", "type": "ehr_sync", "config": {}, "next": None}]}
 TRANSCRIPT = "Clinician: How are you?\nPatient: Better. My PHQ-9 was 8 this week."
-
-
-def _start_worker(config: dict) -> subprocess.Popen:
-    env = {**os.environ, "DATABASE_URL": config["DATABASE_URL"],
-           "REDIS_URL": config["REDIS_URL"], "INSTANCE_PATH": config["INSTANCE_PATH"],
-           "LOG_LEVEL": "WARNING", "ALLOW_PRIVATE_WEBHOOK_URLS": "true"}
-    return subprocess.Popen([sys.executable, "-m", "flask", "--app", "app", "worker"],
-                            cwd=PROJECT, env=env, start_new_session=True,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 def test_step_of_a_killed_worker_is_requeued_and_completes_once(make_app, app_config, org):
@@ -35,7 +22,7 @@ def test_step_of_a_killed_worker_is_requeued_and_completes_once(make_app, app_co
             workflow = AgentWorkflow.create(organization=org.id, name="Sync",
                                             definition=DEFINITION, fhir_base_url=fhir.base_url)
             execution = engine.start_execution(org.id, workflow, {"transcript": TRANSCRIPT})
-        worker = _start_worker(app_config)
+        worker = start_worker(app_config, ALLOW_PRIVATE_WEBHOOK_URLS="true")
         try:
             fhir.wait_for_requests(1, WAIT_S)
         finally:
