@@ -1,0 +1,89 @@
+"""PostgreSQL transactions as the web and worker processes open them: BEGIN travels with the
+first statement, and a connection the server dropped is still replaced at that point."""
+
+from __future__ import annotations
+
+import os
+
+import psycopg2
+import pytest
+from psycopg2.extensions import TRANSACTION_STATUS_IDLE, TRANSACTION_STATUS_INTRANS
+
+from models.base import db, open_database
+from models.organizations import Organization
+from services.organizations import create_organization
+
+pytestmark = pytest.mark.skipif(not os.environ.get("TEST_DATABASE_URL"),
+                                reason="PostgreSQL transactions")
+
+
+def _terminate(backend_pid: int) -> None:
+    admin = psycopg2.connect(os.environ["TEST_DATABASE_URL"])
+    admin.autocommit = True
+    admin.cursor().execute("SELECT pg_terminate_backend(%s)", (backend_pid,))
+    admin.close()
+
+
+@pytest.mark.parametrize("pooled", [True, False], ids=["web (pooled)", "worker"])
+def test_begin_is_sent_with_the_first_statement(pooled: bool) -> None:
+    database = open_database(os.environ["TEST_DATABASE_URL"], pooled=pooled)
+    with database.connection_context():
+        connection = database.connection()
+        with database.atomic():
+            assert connection.get_transaction_status() == TRANSACTION_STATUS_IDLE
+            database.execute_sql("SELECT 1")
+            assert connection.get_transaction_status() == TRANSACTION_STATUS_INTRANS
+        assert connection.get_transaction_status() == TRANSACTION_STATUS_IDLE
+        with database.atomic():
+            pass  # nothing sent: no BEGIN, no COMMIT
+        assert connection.get_transaction_status() == TRANSACTION_STATUS_IDLE
+    if pooled:
+        database.close_all()
+
+
+def test_a_rolled_back_transaction_leaves_nothing(app) -> None:
+    with app.app_context(), db.connection_context():
+        with pytest.raises(RuntimeError), db.atomic():
+            create_organization("Rolled Back Clinic")
+            raise RuntimeError("abort")
+        assert not Organization.select().where(Organization.name == "Rolled Back Clinic").exists()
+        with db.atomic():
+            create_organization("Kept Clinic")
+        assert Organization.select().where(Organization.name == "Kept Clinic").exists()
+
+
+def test_a_dropped_connection_is_replaced_at_the_first_statement_of_a_transaction(app) -> None:
+    with app.app_context(), db.connection_context():
+        db.execute_sql("SELECT 1")
+        _terminate(db.connection().get_backend_pid())
+        with db.atomic():
+            organization = create_organization("After The Restart")
+        assert Organization.get_by_id(organization.id).name == "After The Restart"
+
+
+def test_a_connection_dropped_inside_a_transaction_fails_it(app) -> None:
+    with app.app_context(), db.connection_context():
+        with pytest.raises(Exception), db.atomic():
+            create_organization("Half Written")
+            _terminate(db.connection().get_backend_pid())
+            create_organization("Never Written")
+    with app.app_context(), db.connection_context():
+        names = {o.name for o in Organization.select()}
+        assert not names & {"Half Written", "Never Written"}
+
+
+@pytest.mark.parametrize("pooled", [True, False], ids=["web (pooled)", "worker"])
+def test_a_transaction_opened_before_any_connection_keeps_its_nested_savepoints(
+        pooled: bool) -> None:
+    database = open_database(os.environ["TEST_DATABASE_URL"], pooled=pooled)
+    assert database.is_closed()
+    with database.atomic():
+        with database.atomic():
+            database.execute_sql("SELECT 1")
+        assert database.in_transaction()
+        status = database.connection().get_transaction_status()
+        assert status == TRANSACTION_STATUS_INTRANS
+    assert database.connection().get_transaction_status() == TRANSACTION_STATUS_IDLE
+    database.close()
+    if pooled:
+        database.close_all()
