@@ -36,10 +36,38 @@ def _select_sql(model: type[BaseModel], fields: tuple[str, ...]) -> str:
     return sql
 
 
+_ROW_PLANS: dict[tuple[type, tuple[str, ...]], tuple[tuple[str, Any], ...]] = {}
+
+
+def _instances(model: type[M], cursor: Any, limit: int | None = None) -> list[M]:
+    """Model instances for the rows of `cursor` (a SELECT of the model's own columns), as
+    Peewee's cursor wrapper builds them, but with the column-to-field mapping resolved once
+    per shape instead of once per query (a third of a one-row lookup's CPU)."""
+    rows = cursor.fetchmany(limit) if limit else cursor.fetchall()
+    if not rows:
+        return []
+    key = (model, tuple(column[0] for column in cursor.description))
+    plan = _ROW_PLANS.get(key)
+    if plan is None:
+        by_column = model._meta.columns
+        plan = _ROW_PLANS[key] = tuple((by_column[name].name, by_column[name].python_value)
+                                       for name in key[1])
+    instances = []
+    for row in rows:
+        instance = model.__new__(model)
+        instance.__data__ = {name: convert(value) if value is not None else None
+                             for (name, convert), value in zip(plan, row, strict=True)}
+        instance._dirty = set()
+        instance.__rel__ = {}
+        instances.append(instance)
+    return instances
+
+
 def first_where(model: type[M], **equals: Any) -> M | None:
     """The first `model` row whose fields equal these values (plain values: ids, hashes)."""
-    rows = model.raw(_select_sql(model, tuple(equals)), *equals.values())
-    return next(iter(rows), None)
+    cursor = db.execute_sql(_select_sql(model, tuple(equals)), list(equals.values()))
+    found = _instances(model, cursor, limit=1)
+    return found[0] if found else None
 
 
 _INSERTS: dict[tuple[type, tuple[str, ...], str], tuple[str, tuple]] = {}
@@ -92,4 +120,4 @@ class RowsWhere:
 
     def paginate(self, page: int, page_size: int) -> list:
         values = [*self.equals.values(), page_size, (page - 1) * page_size]
-        return list(self.model.raw(self._page_sql, *values))
+        return _instances(self.model, db.execute_sql(self._page_sql, values))
