@@ -1,8 +1,9 @@
-"""The blind crisis-statement set: one deterministic split into a tuning half and a held-out
+"""The blind crisis-statement sets: one deterministic split into a tuning half and a held-out
 half, and the figures the README reports.
 
-The statements were written by someone who never read the detector. Only the tuning half may
-be looked at while changing the detector; the held-out half is measured, never read.
+Each set was written by someone who never read the detector (``data/crisis_statements_*.json``,
+four writers). Only the tuning half may be looked at while changing the detector; the held-out
+half is measured, never read.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-BLIND_SET = Path(__file__).parent / "data" / "crisis_statements_blind.json"
+# Every set written apart from the detector, each by a writer who never read it.
+BLIND_SETS = sorted((Path(__file__).parent / "data").glob("crisis_statements_*.json"))
 TUNING = "tuning"
 HELD_OUT = "held_out"
 ESCALATED_LEVELS = ("high", "imminent")
@@ -26,8 +28,8 @@ def load_statements(path: Path) -> list[dict]:
     return json.loads(path.read_text(encoding="utf-8"))["statements"]
 
 
-def split_blind_set(path: Path = BLIND_SET) -> dict[str, list[dict]]:
-    """Split the set in two halves, stratified by kind: within each kind the statements are
+def split_one_set(path: Path) -> dict[str, list[dict]]:
+    """Split one set in two halves, stratified by kind: within each kind the statements are
     ordered by a hash of their id and dealt alternately, so each half holds every kind and the
     split never changes when the detector does."""
     statements = load_statements(path)
@@ -40,6 +42,16 @@ def split_blind_set(path: Path = BLIND_SET) -> dict[str, list[dict]]:
         # Kinds with an odd count give their extra statement to alternating halves.
         for index, statement in enumerate(ordered, start=kind_number):
             halves[TUNING if index % 2 == 0 else HELD_OUT].append(statement)
+    return halves
+
+
+def split_blind_set(paths: list[Path] | None = None) -> dict[str, list[dict]]:
+    """The halves of every blind set together, each set split on its own (so adding a set
+    never moves a statement of another between halves)."""
+    halves: dict[str, list[dict]] = {TUNING: [], HELD_OUT: []}
+    for path in BLIND_SETS if paths is None else paths:
+        for half, statements in split_one_set(path).items():
+            halves[half] += statements
     return halves
 
 

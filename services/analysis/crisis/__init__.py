@@ -101,7 +101,7 @@ def assess_turns(turns: list[Turn]) -> CrisisAssessment:
             # class"): the phrase patterns, which cannot see that, do not overrule it.
             phrase_turns.append(Turn(turn.role, ""))
         else:
-            phrase_turns.append(turn)
+            phrase_turns.append(Turn(turn.role, concepts.without_denied(turn.text)))
         for finding in findings:
             if finding.kind == concepts.REVIEW:
                 review.setdefault(finding.cue, CrisisSignal(

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from services.analysis.crisis.reading import Mention, Sentence, read_turn
+from services.analysis.crisis.reading import SENTENCE_RE, Mention, Sentence, read_turn, tokenize
 
 # Negation and other ConText modifiers reach this many tokens forward within a clause.
 MODIFIER_WINDOW_TOKENS = 6
@@ -203,6 +203,8 @@ def turn_is_resolved(sentences: list[Sentence]) -> bool:
     return not any(
         m.concept == "recent" and not any(
             r.concept == "resolved" and r.start <= m.start < r.end for r in s.mentions)
+        # "I'm 58 now, and those thoughts haven't returned": a "now" that dates the recovery.
+        and not (s.stems[m.start - s.offset:m.end - s.offset] == ["now"] and _has(s, "resolved"))
         for s in sentences for m in s.mentions
     )
 
@@ -210,7 +212,7 @@ def turn_is_resolved(sentences: list[Sentence]) -> bool:
 # Means are often someone else's ("my dad's pistol"): access is what counts. Review cues are
 # kept whoever else the sentence names ("told my friend bye"): a clinician follows them up.
 _OWNERLESS = frozenset({"means", "possession", "purpose", "time", "burden", "farewell",
-                        "hopeless"})
+                        "hopeless", "access", "firearm"})
 _SPEAKER = frozenset({"i", "me", "my", "mine"})
 
 
@@ -229,12 +231,14 @@ def asserted_concepts(sentences: list[Sentence]) -> list[list[Mention]]:
     """Per sentence, the concept mentions asserted as the patient's own, present experience."""
     resolved = turn_is_resolved(sentences)
     result: list[list[Mention]] = []
-    for sentence in sentences:
+    for index, sentence in enumerate(sentences):
         # "my thesis on suicide" is study; "I will kill myself after my exams" is not.
         # "my thesis on suicide", "life insurance now the baby is here": a reason that is not a
         # disclosure; "I will kill myself after my exams" is one.
-        studying = any(m.concept == "academic" or (m.concept == "mundane"
-                                                   and not _denied(sentence, m))
+        idioms = [(m.start, m.end) for m in sentence.mentions if m.concept == "idiom"]
+        studying = any((m.concept == "academic" and not any(  # not "showing up"
+                            start <= m.start and m.end <= end for start, end in idioms))
+                       or (m.concept == "mundane" and not _denied(sentence, m))
                        for m in sentence.mentions) and not (
             (_has(sentence, "intent") or _has(sentence, "commitment")
              or _has(sentence, "thought") or _has(sentence, "desire"))
@@ -246,7 +250,6 @@ def asserted_concepts(sentences: list[Sentence]) -> list[list[Mention]]:
             continue
         historical = _has(sentence, "historical") and not _has(sentence, "recent")
         # "I'm hanging in there", "killing time": words inside an idiom mean something else.
-        idioms = [(m.start, m.end) for m in sentence.mentions if m.concept == "idiom"]
         kept = [
             m for m in sentence.mentions
             if m.concept not in _MODIFIER_CONCEPTS
@@ -259,8 +262,30 @@ def asserted_concepts(sentences: list[Sentence]) -> list[list[Mention]]:
             and (m.concept in _OWNERLESS or _speaker_inside(sentence, m)
                  or not _about_someone_else(sentence, m))
         ]
+        if index + 1 < len(sentences) and _short_denial(sentences[index + 1]):
+            kept = []  # "But wanting to die? No."
         result.append(kept)
     return result
+
+
+_DENIALS = frozenset({"no", "nope", "never", "not", "nah"})
+
+
+def _short_denial(sentence: Sentence) -> bool:
+    """A sentence that only says no ("No.", "Nope, never.") answering the one before."""
+    return len(sentence.words) <= 2 and sentence.words[0] in _DENIALS
+
+
+def without_denied(text: str) -> str:
+    """The turn without the sentences its next sentence answers "no" to ("Wanting to die?
+    No."), for readers that do not see sentences."""
+    parts = list(SENTENCE_RE.finditer(text))
+    denied = [index for index, part in enumerate(parts[:-1])
+              if (words := tokenize(parts[index + 1].group()))
+              and len(words) <= 2 and words[0] in _DENIALS]
+    for index in reversed(denied):
+        text = text[:parts[index].start()] + text[parts[index].end():]
+    return text
 
 
 # ---------------------------------------------------------------------------------------------
@@ -346,7 +371,7 @@ _LEAD_CONCEPTS = frozenset({
     "self_harm_act", "self_harm_cue", "death_wish", "death_weak", "self_kill", "self_kill_weak",
     "act_pronoun", "past_act", "method", "method_weak", "means", "plan", "preparation",
     "preparation_weak", "burden", "hopeless", "farewell", "worth_living", "self_harm_deliberate",
-    "hope_doubted",
+    "hope_doubted", "survival_regret",
 })
 
 
@@ -387,7 +412,9 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
             # "dead tired", "sleep forever haha"; but "not wake up in the morning" is meant.
             idiom = set(sentence.words[mention.end - sentence.offset:][:1]) & (
                 _IDIOM_AFTER_DEATH if mention.end - mention.start == 1 else _IDIOM_AFTER_PHRASE)
-            if (mention.concept == "death_wish" and not idiom) or (
+            burden = any(m.concept == "burden" and m.start <= mention.start < m.end
+                         for m in concepts)  # "I'm dead weight"
+            if (mention.concept == "death_wish" and not idiom and not burden) or (
                 mention.concept == "death_weak" and _death_is_wished(sentence, mention, concepts)
             ):
                 add("wish_to_be_dead", mention)
@@ -431,9 +458,19 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
         if act is None and "past_act" in own and own & {"method", "method_weak"}:
             # "I swallowed a bottle of my antidepressants": the act named by its means.
             act = first["past_act"]
+        regret = first.get("survival_regret")
+        if act is None and regret is not None:
+            act = regret  # "angry that it didn't work"
+        elif act is None and "past_act" in window and "past_act" not in own and \
+                window & {"recent", "time"} and \
+                own & {"method", "method_weak", "self_harm_deliberate"}:
+            # "I've only been out of the ICU since Monday. I didn't fall, I jumped."
+            act = first.get("method") or first.get("method_weak") or \
+                first["self_harm_deliberate"]
+            regret = act
         if act is not None:
             context = True
-            if "past_act" in own and not upcoming:
+            if ("past_act" in own or regret is not None) and not upcoming:
                 add("past_attempt", act)
             elif own & {"intent", "commitment"} or "commitment" in window or (
                     "time" in own and act.concept in ("self_kill", "self_kill_weak", "act_pronoun",
@@ -453,9 +490,15 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
                                    or "means" in own):
             add("method", method)
             context = True
+        elif "method_weak" in window and "ease" in own and \
+                set(sentence.words) & _FIRST_PERSON:
+            # "we passed the tracks, and I thought how easy it would be to just stand there"
+            add("method", first["ease"])
+            context = True
         elif "method_weak" in own and (context or window & {"self_kill", "death_wish"} or (
                 "plan" in window and not _has(sentence, "accident"))):  # not "planning a trip"
             add("method", first["method_weak"])
+            context = True
             if "plan" in window and timed:
                 # "I've got it all planned. Friday night, the bridge on Main Street."
                 add("plan", first["method_weak"], imminent=True)
@@ -469,6 +512,13 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
         ):
             add("means_access", means,
                 imminent=bool(window & {"time", "commitment", "plan", "preparation"}))
+            context = True
+        elif means is not None and set(sentence.words) & _FIRST_PERSON and (
+                "access" in own or {"firearm", "acquired"} <= own):
+            # "I know the code to my dad's gun safe", "I bought a handgun on Saturday": access
+            # to lethal means is what a clinician asks about, whatever the stated reason.
+            add("means_access", means, imminent=bool(window & {"commitment", "plan",
+                                                               "preparation"}))
             context = True
         elif means is None and "means" in window and {"purpose", "possession"} <= own:
             # "My psychiatrist upped my dose. … I've been keeping them all in a jar."

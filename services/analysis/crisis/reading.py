@@ -21,7 +21,7 @@ MIN_MANY = 10
 # Unknown words at least this long are corrected to a lexicon word one edit away.
 MIN_FUZZY_LENGTH = 6
 _TOKEN_RE = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
-_SENTENCE_RE = re.compile(r"[^.!?;:\n]+")
+SENTENCE_RE = re.compile(r"[^.!?;:\n]+")
 
 
 @functools.lru_cache(maxsize=20_000)
@@ -95,8 +95,13 @@ for _name, _phrases in _CONCEPTS.items():
         if _name not in _node.concepts:
             _node.concepts.append(_name)
 _VOCABULARY = frozenset(stem for phrases in _CONCEPTS.values() for p in phrases for stem in p)
+# Misspellings are corrected towards the words of what is disclosed, not of the modifiers
+# around it: "shower" must not become the "showed" of "the research showed".
+_UNCORRECTED_CONCEPTS = frozenset({"academic", "others", "mundane", "idiom", "historical",
+                                   "accident", "hypothetical"})
 _LONG_WORDS = frozenset(
-    word for phrases in _LEXICON["concepts"].values() for phrase in phrases
+    word for name, phrases in _LEXICON["concepts"].items() if name not in _UNCORRECTED_CONCEPTS
+    for phrase in phrases
     for word in _TOKEN_RE.findall(phrase.lower()) if len(word) >= MIN_FUZZY_LENGTH
 )
 
@@ -114,7 +119,8 @@ for _word in sorted(_LONG_WORDS):
 # Ordinary words one edit away from a lexicon word ("though" / "thought").
 _COMMON = frozenset({"though", "through", "should", "would", "could", "people", "little",
                      "things", "thinks", "lovely", "killer", "pretty", "planet", "plants",
-                     "bridges", "tablet", "dying", "trains", "noises", "notice", "nights"})
+                     "bridges", "tablet", "dying", "trains", "noises", "notice", "nights",
+                     "blacked"})
 
 
 @functools.lru_cache(maxsize=20_000)
@@ -147,6 +153,16 @@ class Sentence:
     mentions: list[Mention]
 
 
+_CONTRACTIONS = {"'ll": "will", "'re": "are", "'ve": "have", "'d": "would", "'m": "am"}
+
+
+def _contraction(token: str) -> tuple[str, ...]:
+    """"you'll" → "you will", "we've" → "we have"; any other token as it is."""
+    head, apostrophe, tail = token.rpartition("'")
+    expanded = _CONTRACTIONS.get(apostrophe + tail) if head else None
+    return (head, expanded) if expanded else (token,)
+
+
 @functools.lru_cache(maxsize=50_000)
 def _normal(token: str) -> tuple[tuple[str, str], ...]:
     """A token's normalised words with their stems, worked out once per distinct token. A count
@@ -156,7 +172,8 @@ def _normal(token: str) -> tuple[tuple[str, str], ...]:
     words = _TEXT_SPEAK.get(token)
     if words is None:
         # Any other contraction: "aren't" → "are not", "mustn't" → "must not".
-        words = (token[:-3], "not") if token.endswith("n't") and len(token) > 3 else (token,)
+        words = (token[:-3], "not") if token.endswith("n't") and len(token) > 3 else \
+            _contraction(token)
     return tuple((word, _stem(word)) for word in (
         _correct(w) for w in words if w not in _FILLERS))
 
@@ -203,7 +220,7 @@ def _match(stems: list[str], offset: int, sentence: int) -> list[Mention]:
 def read_turn(text: str) -> list[Sentence]:
     sentences: list[Sentence] = []
     offset = 0
-    for part in _SENTENCE_RE.findall(text):
+    for part in SENTENCE_RE.findall(text):
         pairs = _normalise(part)
         if not pairs:
             continue
