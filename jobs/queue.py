@@ -14,7 +14,7 @@ from datetime import timedelta
 from importlib import import_module
 from typing import Any
 
-from flask import Flask, current_app
+from flask import Flask, current_app, has_app_context
 from redis import Redis
 from redis.exceptions import RedisError
 from rq import Queue, Retry
@@ -96,14 +96,21 @@ def enqueue(func: Callable[..., Any], *args: Any, id: str, queue: str = QUEUE_DE
 
 
 def _push_quietly(app: Flask, record: JobRecord, delay_s: float = 0) -> None:
+    if has_app_context() and current_app._get_current_object() is app:
+        _push_or_leave_pending(record, delay_s)  # the usual case: committed inside the app
+        return
     with app.app_context():
-        try:
-            _push_job(record, delay_s=delay_s)
-        except RedisError:
-            # Marked "pending" (not pushed); the sweeper pushes it when Redis is back.
-            mark(record.id, "pending")
-            logger.warning("job %s not pushed (redis unavailable); left for the sweeper",
-                           record.id)
+        _push_or_leave_pending(record, delay_s)
+
+
+def _push_or_leave_pending(record: JobRecord, delay_s: float) -> None:
+    try:
+        _push_job(record, delay_s=delay_s)
+    except RedisError:
+        # Marked "pending" (not pushed); the sweeper pushes it when Redis is back.
+        mark(record.id, "pending")
+        logger.warning("job %s not pushed (redis unavailable); left for the sweeper",
+                       record.id)
 
 
 def push(record: JobRecord, connection: Redis | None = None, delay_s: float = 0) -> Job:
