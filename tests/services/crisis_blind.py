@@ -2,8 +2,8 @@
 half, and the figures the README reports.
 
 Each set was written by someone who never read the detector (``data/crisis_statements_*.json``,
-four writers). Only the tuning half may be looked at while changing the detector; the held-out
-half is measured, never read.
+one file per writer). Only the tuning half may be looked at while changing the detector; the
+held-out half is measured, never read.
 """
 
 from __future__ import annotations
