@@ -118,17 +118,26 @@ def _negated(sentence: Sentence, mention: Mention) -> bool:
             mention.start - cue.end <= MODIFIER_WINDOW_TOKENS and \
             not _new_subject(sentence, cue.end, mention.start + 1)
         # "Ending things has never been on the table": a denial right after the topic.
+        # Not a new coordinated clause: "sleep for a long time and not deal with any of it".
         after = mention.end <= cue.start < min(end, mention.end + 3) and not any(
-            sentence.words[i - sentence.offset] == "i" for i in range(mention.end, cue.start))
+            sentence.words[i - sentence.offset] in ("i", "and", "or")
+            for i in range(mention.end, cue.start))
         if before or after:
             return True
     return False
+
+
+_PLURAL_IT = frozenset({"they", "them", "their"})
+_THINGS = frozenset({"thought", "means", "method_weak", "method"})
 
 
 def _about_someone_else(sentence: Sentence, mention: Mention) -> bool:
     last: str | None = None
     for index in range(sentence.offset, mention.start):
         word = sentence.words[index - sentence.offset]
+        if word in _PLURAL_IT and any(m.concept in _THINGS and 0 <= index - m.end <= 2
+                                      for m in sentence.mentions):
+            continue  # "whenever the thoughts come they go straight to …": the thoughts
         if any(m.concept == "others" and m.start == index for m in sentence.mentions):
             # "a bottle of my mom's xanax" names an owner, "see my grandma", "told my mom"
             # someone the patient acts on: neither is who is speaking.
@@ -157,6 +166,9 @@ def _has(sentence: Sentence, concept: str) -> bool:
 def _hypothetical(sentence: Sentence, mention: Mention) -> bool:
     start, _end = _clause_bounds(sentence, mention.start)
     return any(m.concept == "hypothetical" and (m.start < mention.start or m.start == start)
+               # "if I ever did it, it'd be …" is a phrase of its own, not a hypothetical.
+               and not any(o.concept not in _MODIFIER_CONCEPTS and _holds(o, m.start, m.end)
+                           for o in sentence.mentions)
                for m in sentence.mentions)
 
 
@@ -455,8 +467,11 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
         upcoming = "time" in own and bool(_PRESENT_OR_FUTURE.intersection(sentence.words))
         if act is None and "method" in own and (own & {"intent", "commitment"} or upcoming):
             act = first["method"]  # "I'm going to drive my car off the bridge"
-        if act is None and "past_act" in own and own & {"method", "method_weak"}:
-            # "I swallowed a bottle of my antidepressants": the act named by its means.
+        if act is None and "past_act" in own and (own & {"method", "method_weak"} or (
+                "means" in own and any(m.concept == "past_act" and m.end - m.start > 1
+                                       for m in concepts))):
+            # "I swallowed a bottle of my antidepressants", "did something stupid with my
+            # meds": the act named by its means (a bare "tried" with a medicine is not).
             act = first["past_act"]
         regret = first.get("survival_regret")
         if act is None and regret is not None:
@@ -519,6 +534,12 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
             # to lethal means is what a clinician asks about, whatever the stated reason.
             add("means_access", means, imminent=bool(window & {"commitment", "plan",
                                                                "preparation"}))
+            context = True
+        elif means is None and "means" in window and "access" in own and \
+                set(sentence.words) & _FIRST_PERSON:
+            # "There's guns in the house. … and I know where the key is."
+            add("means_access", first["access"],
+                imminent=bool(window & {"commitment", "plan", "preparation"}))
             context = True
         elif means is None and "means" in window and {"purpose", "possession"} <= own:
             # "My psychiatrist upped my dose. … I've been keeping them all in a jar."
