@@ -239,6 +239,41 @@ def _holds(mention: Mention, start: int, end: int) -> bool:
         mention.end - mention.start > end - start
 
 
+def _willed(sentence: Sentence) -> bool:
+    """An intent, commitment, thought or wish of the speaker's own, not the "thoughts" of a
+    phrase such as "a warning for suicidal thoughts"."""
+    topics = [m for m in sentence.mentions if m.concept in ("self_kill", "death_wish")]
+    return any(m.concept in ("intent", "commitment", "thought", "desire")
+               and not any(_holds(t, m.start, m.end) for t in topics)
+               for m in sentence.mentions)
+
+
+# Words that say an overdose or a crash was not meant ("by accident", "by mistake").
+_ACCIDENTAL = frozenset({"accident", "accidentally", "mistake"})
+# What an accident stated in the same sentence takes back (not a self-harm act: "I cut myself
+# by accident" is judged by the self-harm rule's own context).
+_ACCIDENT_UNDOES = frozenset({"past_act", "self_kill", "method"})
+# "he posted 'I won't be here Monday'": what someone else said, in their words.
+_REPORTING = frozenset({"said", "says", "posted", "posts", "wrote", "writes", "texted", "texts",
+                        "messaged", "tweeted", "told", "tells", "put"})
+_REPORTERS = frozenset({"he", "she", "they", "someone", "somebody"})
+
+
+def _accidental(sentence: Sentence) -> bool:
+    return any(m.concept == "accident" and _ACCIDENTAL.intersection(
+                   sentence.words[m.start - sentence.offset:m.end - sentence.offset])
+               and not _denied(sentence, m) for m in sentence.mentions)
+
+
+def _reported(sentence: Sentence, mention: Mention) -> bool:
+    """Whether the mention is inside what a third person said, posted or wrote."""
+    before = sentence.words[:mention.start - sentence.offset]
+    others_end = {m.end - sentence.offset for m in sentence.mentions if m.concept == "others"}
+    return any(word in _REPORTING and index > 0 and (before[index - 1] in _REPORTERS
+                                                     or index in others_end)
+               for index, word in enumerate(before))
+
+
 def asserted_concepts(sentences: list[Sentence]) -> list[list[Mention]]:
     """Per sentence, the concept mentions asserted as the patient's own, present experience."""
     resolved = turn_is_resolved(sentences)
@@ -252,8 +287,7 @@ def asserted_concepts(sentences: list[Sentence]) -> list[list[Mention]]:
                             start <= m.start and m.end <= end for start, end in idioms))
                        or (m.concept == "mundane" and not _denied(sentence, m))
                        for m in sentence.mentions) and not (
-            (_has(sentence, "intent") or _has(sentence, "commitment")
-             or _has(sentence, "thought") or _has(sentence, "desire"))
+            _willed(sentence)
             and (_has(sentence, "death_wish") or any(
                 m.concept == "self_kill" and not _topic_word(sentence, m)
                 for m in sentence.mentions)))
@@ -261,6 +295,7 @@ def asserted_concepts(sentences: list[Sentence]) -> list[list[Mention]]:
             result.append([])
             continue
         historical = _has(sentence, "historical") and not _has(sentence, "recent")
+        accidental = _accidental(sentence)
         # "I'm hanging in there", "killing time": words inside an idiom mean something else.
         kept = [
             m for m in sentence.mentions
@@ -271,8 +306,10 @@ def asserted_concepts(sentences: list[Sentence]) -> list[list[Mention]]:
                         for start, end in idioms)
             and (m.concept == "time" or not _negated(sentence, m))  # "not better by Friday"
             and not _hypothetical(sentence, m)
-            and (m.concept in _OWNERLESS or _speaker_inside(sentence, m)
-                 or not _about_someone_else(sentence, m))
+            and not (accidental and m.concept in _ACCIDENT_UNDOES)  # "overdosed by accident"
+            and (m.concept in _OWNERLESS or (
+                not _reported(sentence, m)
+                and (_speaker_inside(sentence, m) or not _about_someone_else(sentence, m))))
         ]
         if index + 1 < len(sentences) and _short_denial(sentences[index + 1]):
             kept = []  # "But wanting to die? No."
@@ -326,12 +363,20 @@ def _quote(sentence: Sentence, mention: Mention, words: int) -> str:
 def _cut_is_self_harm(sentence: Sentence, mention: Mention) -> bool:
     if sentence.stems[mention.start - sentence.offset] != "cut":
         return False
-    following = sentence.words[mention.end - sentence.offset:mention.end - sentence.offset + 2]
+    following = sentence.words[mention.end - sentence.offset:mention.end - sentence.offset + 3]
     if following and following[0] in ("my", "on"):
         return len(following) > 1 and following[1] in _BODY_PARTS
     if following and following[0] in _CUT_OBJECTS:
         return False
     return any(word in _FIRST_PERSON for word in sentence.words)
+
+
+def _act_on_the_body(sentence: Sentence, mention: Mention) -> bool:
+    """"cutting my (stupid) arm", "cutting my self", not "cutting my pills in half"."""
+    if sentence.words[mention.end - 1 - sentence.offset] != "my":
+        return True
+    following = sentence.words[mention.end - sentence.offset:mention.end - sentence.offset + 3]
+    return not following or bool((_BODY_WORDS | _BODY_PARTS | {"self"}).intersection(following))
 
 
 def _death_is_wished(sentence: Sentence, mention: Mention, concepts: list[Mention]) -> bool:
@@ -400,6 +445,7 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
         window = {m.concept for near in asserted[low:high] for m in near}
         own = {m.concept for m in concepts}
         timed = "time" in window
+        recent_near = any(_has(near, "recent") for near in sentences[low:high])
         first = {m.concept: m for m in reversed(concepts)}
 
         def add(kind: str, mention: Mention, imminent: bool = False, cue: str = "",
@@ -411,7 +457,7 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
         accidental = _has(sentence, "accident") or not (
             set(sentence.words) & _FIRST_PERSON or _has(sentence, "recent"))
         for mention in () if accidental else concepts:
-            if mention.concept == "self_harm_act" or (
+            if (mention.concept == "self_harm_act" and _act_on_the_body(sentence, mention)) or (
                 mention.concept == "self_harm_cue" and _cut_is_self_harm(sentence, mention)
             ) or (
                 # "I slammed my hand in the door on purpose": an injury meant to the body.
@@ -445,8 +491,9 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
         }:
             act = first["self_kill_weak"]
         if act is not None and set(sentence.words[act.end - sentence.offset:][:1]) & \
-                _IDIOM_AFTER_ACT:
-            act = None  # "end it with Tom", "killing myself at the gym"
+                _IDIOM_AFTER_ACT and not any(m.concept == "time" and m.start == act.end
+                                             for m in sentence.mentions):
+            act = None  # "end it with Tom", "killing myself at the gym"; not "… at night"
         if act is not None and act.end - act.start == 1 and \
                 sentence.stems[act.start - sentence.offset] in _TOPIC_WORDS and not (
                     window & {"thought", "desire", "intent", "plan", "past_act"}
@@ -476,9 +523,12 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
         regret = first.get("survival_regret")
         if act is None and regret is not None:
             act = regret  # "angry that it didn't work"
-        elif act is None and "past_act" in window and "past_act" not in own and \
-                window & {"recent", "time"} and \
-                own & {"method", "method_weak", "self_harm_deliberate"}:
+        elif act is None and (recent_near or "time" in window) and (
+                ("past_act" in window and "past_act" not in own
+                 and own & {"method", "method_weak", "self_harm_deliberate"})
+                # "I drove my car into the guardrail on purpose, two months ago."
+                or ("self_harm_deliberate" in own and own & {"method", "method_weak"}
+                    and recent_near)):
             # "I've only been out of the ICU since Monday. I didn't fall, I jumped."
             act = first.get("method") or first.get("method_weak") or \
                 first["self_harm_deliberate"]

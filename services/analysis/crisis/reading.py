@@ -179,8 +179,11 @@ def _normal(token: str) -> tuple[tuple[str, str], ...]:
 
 
 def _normalise(text: str) -> list[tuple[str, str]]:
-    return [pair for token in _TOKEN_RE.findall(text.lower().replace("\u2019", "'"))
-            for pair in _normal(token)]
+    pairs = [pair for token in _TOKEN_RE.findall(text.lower().replace("\u2019", "'"))
+             for pair in _normal(token)]
+    # A word said twice is said once: speech repeats itself ("I, I think", "my, uh, my head").
+    return [pair for index, pair in enumerate(pairs)
+            if index == 0 or pair[0] != pairs[index - 1][0]]
 
 
 def tokenize(text: str) -> list[str]:
