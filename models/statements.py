@@ -46,7 +46,11 @@ def _instances(model: type[M], cursor: Any, limit: int | None = None) -> list[M]
     rows = cursor.fetchmany(limit) if limit else cursor.fetchall()
     if not rows:
         return []
-    key = (model, tuple(column[0] for column in cursor.description))
+    return _rows_to_instances(model, tuple(column[0] for column in cursor.description), rows)
+
+
+def _rows_to_instances(model: type[M], columns: tuple[str, ...], rows: list) -> list[M]:
+    key = (model, columns)
     plan = _ROW_PLANS.get(key)
     if plan is None:
         by_column = model._meta.columns
@@ -56,7 +60,7 @@ def _instances(model: type[M], cursor: Any, limit: int | None = None) -> list[M]
     for row in rows:
         instance = model.__new__(model)
         instance.__data__ = {name: convert(value) if value is not None else None
-                             for (name, convert), value in zip(plan, row, strict=True)}
+                             for (name, convert), value in zip(plan, row, strict=False)}
         instance._dirty = set()
         instance.__rel__ = {}
         instances.append(instance)
@@ -100,7 +104,7 @@ class RowsWhere:
 
     `order_by` is a module-level tuple: the cache knows it by identity (and keeps it)."""
 
-    _SQL: dict[tuple, tuple[str, str, tuple]] = {}
+    _SQL: dict[tuple, tuple[str, str, str, tuple]] = {}
 
     def __init__(self, model: type[M], order_by: tuple[Node, ...], **equals: Any) -> None:
         self.model, self.order_by, self.equals = model, order_by, equals
@@ -108,12 +112,19 @@ class RowsWhere:
         cached = self._SQL.get(key)
         if cached is None:
             where = _equal_to_placeholders(model, tuple(equals))
-            count_sql, _ = model.select(fn.COUNT(SQL_STAR)).where(where).sql()
+            count_query = model.select(fn.COUNT(SQL_STAR)).where(where)
+            count_sql, _ = count_query.sql()
             page_sql, params = (model.select().where(where).order_by(*self.order_by)
                                 .limit(1).offset(1).sql())
             assert params[-2:] == [1, 1], "LIMIT and OFFSET are the last two parameters"
-            cached = self._SQL[key] = (count_sql, page_sql, order_by)
-        self._count_sql, self._page_sql, _ = cached
+            # The page with the total as a last column: one round trip instead of two. The
+            # count is an uncorrelated subquery, run once, not a window over every row.
+            counted_sql, params = (
+                model.select(*model._meta.sorted_fields, count_query.alias("_total"))
+                .where(where).order_by(*self.order_by).limit(1).offset(1).sql())
+            assert len(params) == 2 * len(equals) + 2, "the subquery's values come first"
+            cached = self._SQL[key] = (count_sql, page_sql, counted_sql, order_by)
+        self._count_sql, self._page_sql, self._counted_sql, _ = cached
 
     def count(self) -> int:
         return db.execute_sql(self._count_sql, list(self.equals.values())).fetchone()[0]
@@ -121,3 +132,15 @@ class RowsWhere:
     def paginate(self, page: int, page_size: int) -> list:
         values = [*self.equals.values(), page_size, (page - 1) * page_size]
         return _instances(self.model, db.execute_sql(self._page_sql, values))
+
+    def page_and_count(self, page: int, page_size: int) -> tuple[list, int | None]:
+        """A page and the total count in one statement; the count is None when the page is
+        empty (past the end, or no rows), which carries no total."""
+        equals = list(self.equals.values())
+        cursor = db.execute_sql(self._counted_sql,
+                                [*equals, *equals, page_size, (page - 1) * page_size])
+        rows = cursor.fetchall()
+        if not rows:
+            return [], None
+        columns = tuple(column[0] for column in cursor.description[:-1])
+        return _rows_to_instances(self.model, columns, rows), rows[0][-1]

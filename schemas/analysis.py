@@ -8,7 +8,7 @@ import marshmallow as ma
 from marshmallow import fields, validate
 
 from models.analyses import ANALYSIS_SOURCES
-from schemas.common import InputSchema, NonBlank, StrictSchema, UTCDateTime
+from schemas.common import InputSchema, NonBlank, RecordSchema, StrictSchema, UTCDateTime
 from services.analysis.shape import PRIORITIES, RISK_LEVELS
 from services.limits import MAX_TRANSCRIPT_CHARS
 
@@ -57,7 +57,7 @@ class RiskAssessmentSchema(ma.Schema):
     factors = fields.List(fields.String())
 
 
-class AnalysisSchema(ma.Schema):
+class AnalysisSchema(RecordSchema):
     """The SPEC's response: a stored analysis's shape plus its id, provider and model."""
 
     success = fields.Boolean()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import fields, validate
 
-from schemas.common import StrictSchema, UTCDateTime
+from schemas.common import RecordSchema, StrictSchema, UTCDateTime
 from services.billing.cards import card_number_path
 
 CARD_NUMBER_MESSAGE = ("Card numbers are never accepted: collect the card with the "
@@ -29,7 +29,7 @@ class PaymentMethodCreateSchema(StrictSchema):
         return data
 
 
-class PaymentMethodSchema(ma.Schema):
+class PaymentMethodSchema(RecordSchema):
     id = fields.String()
     processor = fields.String()
     type = fields.String()

@@ -94,3 +94,45 @@ class StrictSchema(InputSchema):
 
     class Meta:
         unknown = ma.RAISE
+
+
+def _plain(field: fields.Field, name: str) -> bool:
+    """A field whose value is its object's attribute as it is: no default, no dotted path,
+    no reading or serializing of its own."""
+    kind = type(field)
+    return field._CHECK_ATTRIBUTE and field.dump_default is ma.missing \
+        and "." not in (field.attribute or name) \
+        and kind.get_value is fields.Field.get_value and kind.serialize is fields.Field.serialize
+
+
+class RecordSchema(ma.Schema):
+    """Base of response schemas for stored records, dumped many at a time by lists.
+
+    marshmallow reads each value through `Field.serialize`, the schema's accessor and a generic
+    lookup that tries `obj[key]` first; for a page of records that is most of the dump. Here a
+    plain field (a top-level attribute, no dump default) is read with one `getattr` (or `get`
+    for a mapping) and formatted by the field itself; any other field goes through marshmallow
+    as usual. The output is the same: an attribute the object lacks is left out."""
+
+    def _serialize(self, obj: object, *, many: bool = False):
+        if many and obj is not None:
+            return [self._serialize(item) for item in obj]
+        plan = self.__dict__.get("_dump_plan")
+        if plan is None:
+            plan = self._dump_plan = tuple(
+                (field.data_key or name, field.attribute or name, field, _plain(field, name))
+                for name, field in self.dump_fields.items())
+        getter = obj.get if isinstance(obj, Mapping) else \
+            (lambda attr, default: getattr(obj, attr, default))
+        ret = self.dict_class()
+        for key, attr, field, plain in plan:
+            if plain:
+                value = getter(attr, ma.missing)
+                if value is ma.missing:
+                    continue
+                ret[key] = field._serialize(value, attr, obj)
+            else:
+                value = field.serialize(attr, obj, accessor=self.get_attribute)
+                if value is not ma.missing:
+                    ret[key] = value
+        return ret

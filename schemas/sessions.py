@@ -6,7 +6,14 @@ import marshmallow as ma
 from marshmallow import fields, validate
 
 from models.sessions import ANALYSIS_STATUSES, SESSION_STATUSES, SESSION_TYPES
-from schemas.common import Identifier, InputSchema, NonBlank, StrictSchema, UTCDateTime
+from schemas.common import (
+    Identifier,
+    InputSchema,
+    NonBlank,
+    RecordSchema,
+    StrictSchema,
+    UTCDateTime,
+)
 
 MIN_DURATION, MAX_DURATION, DEFAULT_DURATION = 1, 480, 50
 MAX_LIST_ITEMS, MAX_ITEM_CHARS = 50, 2000
@@ -83,7 +90,7 @@ class SessionUpdateSchema(SessionFieldsMixin):
         Identifier(), validate=validate.Length(min=MIN_CO_PROVIDERS, max=MAX_CO_PROVIDERS))
 
 
-class SessionSchema(ma.Schema):
+class SessionSchema(RecordSchema):
     id = fields.String(dump_only=True)
     organization_id = fields.String(dump_only=True)
     patient_id = fields.String()

@@ -6,7 +6,7 @@ import marshmallow as ma
 from marshmallow import fields, validate
 
 from models.templates import TEMPLATE_KINDS
-from schemas.common import InputSchema, NonBlank, StrictSchema, UTCDateTime
+from schemas.common import InputSchema, NonBlank, RecordSchema, StrictSchema, UTCDateTime
 from services.analysis.prompts import section_prompt
 
 MAX_SECTIONS = 40
@@ -37,7 +37,7 @@ class TemplateCreateSchema(StrictSchema):
             raise ma.ValidationError("Section keys must be unique.", "sections")
 
 
-class TemplateSchema(ma.Schema):
+class TemplateSchema(RecordSchema):
     id = fields.String(dump_only=True)
     name = fields.String()
     kind = fields.String(metadata={"enum": list(TEMPLATE_KINDS)})

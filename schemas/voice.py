@@ -5,7 +5,7 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import fields, validate
 
-from schemas.common import NonBlank, StrictSchema, UTCDateTime
+from schemas.common import NonBlank, RecordSchema, StrictSchema, UTCDateTime
 from services.voice.screeners import SCREENERS
 
 PHONE_PATTERN = r"^\+?[0-9 ().-]{3,31}$"
@@ -35,7 +35,7 @@ class DeploymentUpdateSchema(StrictSchema):
     screeners = _screeners()
 
 
-class DeploymentSchema(ma.Schema):
+class DeploymentSchema(RecordSchema):
     id = fields.String()
     name = fields.String()
     phone_number = fields.String()
@@ -108,7 +108,7 @@ class DeliveryAttemptSchema(ma.Schema):
     next_attempt_at = UTCDateTime(allow_none=True)
 
 
-class DeliverySchema(ma.Schema):
+class DeliverySchema(RecordSchema):
     id = fields.String()
     event_id = fields.String(attribute="event.id")
     event = fields.String(attribute="event.event")

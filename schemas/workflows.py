@@ -6,7 +6,14 @@ import marshmallow as ma
 from marshmallow import fields, validate
 
 from models.workflows import APPROVAL_STATUSES, EXECUTION_STATUSES, SYNC_STATUSES, TRACE_EVENTS
-from schemas.common import Identifier, InputSchema, NonBlank, StrictSchema, UTCDateTime
+from schemas.common import (
+    Identifier,
+    InputSchema,
+    NonBlank,
+    RecordSchema,
+    StrictSchema,
+    UTCDateTime,
+)
 from services.workflows.definition import definition_problems
 
 MAX_NAME_CHARS, MAX_DESCRIPTION_CHARS, MAX_COMMENT_CHARS = 200, 2_000, 2_000
@@ -31,7 +38,7 @@ class WorkflowCreateSchema(StrictSchema):
                 raise ma.ValidationError(problems)
 
 
-class WorkflowSchema(ma.Schema):
+class WorkflowSchema(RecordSchema):
     id = fields.String(dump_only=True)
     organization_id = fields.String(dump_only=True)
     name = fields.String()
@@ -79,7 +86,7 @@ class TraceEntrySchema(ma.Schema):
     state = fields.Dict(metadata={"description": "The state snapshot after this event."})
 
 
-class ExecutionSchema(ma.Schema):
+class ExecutionSchema(RecordSchema):
     id = fields.String(dump_only=True)
     workflow_id = fields.String(dump_only=True)
     status = fields.String(metadata={"enum": list(EXECUTION_STATUSES)})

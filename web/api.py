@@ -78,9 +78,20 @@ class ServiceApi(Api):
         }, lazy=True)
 
 
+# Pages starting beyond this item are not asked for with their count in one statement: the
+# database's OFFSET overflows for a huge `page`.
+MAX_COUNTED_OFFSET = 2**31 - 1
+
+
 def page_items(query, params: PaginationParameters) -> list:
     """One page of a Peewee query; sets the item count for `X-Pagination`. A page past the
     end is empty without asking the database, whose OFFSET would overflow for a huge `page`."""
+    if params.item_count is None and hasattr(query, "page_and_count") and \
+            params.first_item < MAX_COUNTED_OFFSET:
+        items, count = query.page_and_count(params.page, params.page_size)
+        if count is not None:
+            params.item_count = count
+            return items
     if params.item_count is None:
         params.item_count = query.count()
     if params.first_item >= params.item_count:

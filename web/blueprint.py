@@ -1,4 +1,4 @@
-"""The API's blueprint: flask-smorest's, with each argument schema built once."""
+"""The API's blueprint: flask-smorest's, with each schema it uses per request built once."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from typing import Any
 
 import flask_smorest
 import marshmallow as ma
+from flask_smorest.pagination import PaginationMetadataSchema
 from webargs.flaskparser import FlaskParser
 
 
@@ -27,5 +28,28 @@ class SchemaReusingParser(FlaskParser):
         return super()._get_schema(argmap, req)
 
 
+_PAGINATION_METADATA = PaginationMetadataSchema()
+
+
 class Blueprint(flask_smorest.Blueprint):
     ARGUMENTS_PARSER = SchemaReusingParser()
+    # The page and page_size arguments: flask-smorest makes one schema class per endpoint.
+    PAGINATION_ARGUMENTS_PARSER = SchemaReusingParser()
+
+    @staticmethod
+    def _make_pagination_metadata(page: int, page_size: int, item_count: int) -> dict:
+        """flask-smorest's X-Pagination document, dumped by one schema instance instead of a
+        new one per request (building a schema copies its fields: a tenth of a list's CPU)."""
+        metadata: dict[str, int] = {"total": item_count}
+        if item_count == 0:
+            metadata["total_pages"] = 0
+            return _PAGINATION_METADATA.dump(metadata)
+        last_page = (item_count - 1) // page_size + 1
+        metadata.update(total_pages=last_page, first_page=1, last_page=last_page)
+        if page <= last_page:
+            metadata["page"] = page
+            if page > 1:
+                metadata["previous_page"] = page - 1
+            if page < last_page:
+                metadata["next_page"] = page + 1
+        return _PAGINATION_METADATA.dump(metadata)
