@@ -21,7 +21,7 @@ A kind is reported once; when both readers find it, the more severe reading wins
 
 from __future__ import annotations
 
-from services.analysis.crisis import concepts
+from services.analysis.crisis import concepts, reader
 from services.analysis.crisis.phrases import (
     HIGH,
     HOMICIDAL_IDEATION,
@@ -33,6 +33,7 @@ from services.analysis.crisis.phrases import (
     PAST_ATTEMPT,
     PLAN,
     REVIEW_LEVEL,
+    RISK_STATEMENT,
     SELF_HARM,
     SIGNAL_KINDS,
     SUICIDAL_IDEATION,
@@ -46,6 +47,7 @@ from services.analysis.crisis.phrases import (
     max_level,
     statement_factor,
 )
+from services.analysis.crisis.reading import Sentence
 from services.analysis.shape import RISK_LEVELS
 from services.analysis.transcript import (
     ROLE_CLINICIAN,
@@ -56,7 +58,7 @@ from services.analysis.transcript import (
 
 __all__ = [
     "HIGH", "HOMICIDAL_IDEATION", "IMMINENT", "INTENT", "MAX_QUOTE_WORDS", "MEANS_ACCESS",
-    "METHOD", "PAST_ATTEMPT", "PLAN", "REVIEW_LEVEL", "RISK_LEVELS", "SELF_HARM",
+    "METHOD", "PAST_ATTEMPT", "PLAN", "REVIEW_LEVEL", "RISK_LEVELS", "RISK_STATEMENT", "SELF_HARM",
     "SIGNAL_KINDS", "SUICIDAL_IDEATION", "UNKNOWN_LEVEL_DEFAULT", "WISH_TO_BE_DEAD",
     "CrisisAssessment", "CrisisSignal", "apply_safety_floor", "assess_turns", "detect_crisis",
     "max_level",
@@ -71,25 +73,29 @@ REVIEW_FACTORS = {
 CONTEXT_TURNS = 2
 
 
-def detect_crisis(transcript: str) -> CrisisAssessment:
-    """Find C-SSRS-aligned crisis language and review cues in a transcript."""
+def detect_crisis(transcript: str, *, trained_reader: bool = True) -> CrisisAssessment:
+    """Find C-SSRS-aligned crisis language and review cues in a transcript.
+    ``trained_reader=False`` leaves the trained reader out (to measure the lexicons alone)."""
     if not transcript or not transcript.strip():
         return CrisisAssessment(signals=(), level=None)
-    return assess_turns(split_turns(normalize_text(transcript)))
+    return assess_turns(split_turns(normalize_text(transcript)), trained_reader=trained_reader)
 
 
-def assess_turns(turns: list[Turn]) -> CrisisAssessment:
+def assess_turns(turns: list[Turn], *, trained_reader: bool = True) -> CrisisAssessment:
     """``detect_crisis`` for a transcript already split with ``split_turns`` (after
     ``normalize_text``), so callers that need the turns too split only once."""
     found: dict[str, CrisisSignal] = {}
     review: dict[str, CrisisSignal] = {}
     phrase_turns: list[Turn] = []
     last_context = -CONTEXT_TURNS - 1
+    read_as_risk: CrisisSignal | None = None
     for index, turn in enumerate(turns):
         if turn.role == ROLE_CLINICIAN:
             phrase_turns.append(turn)
             continue
         sentences = concepts.read_turn(turn.text)
+        if trained_reader and read_as_risk is None:
+            read_as_risk = _trained_reading(turn.text, sentences)
         if concepts.turn_is_resolved(sentences):
             # "I wanted to die after my divorce, but that's long passed": history, not risk.
             phrase_turns.append(Turn(turn.role, ""))
@@ -121,6 +127,19 @@ def assess_turns(turns: list[Turn]) -> CrisisAssessment:
         held = merged.get(kind)
         if held is None or (held.level == HIGH and signal.level == IMMINENT):
             merged[kind] = signal
+    if not merged and read_as_risk is not None:
+        # The trained reader only ever adds: it speaks where the lexicons found nothing.
+        merged[RISK_STATEMENT] = read_as_risk
     ordered = tuple(merged[kind] for kind in SIGNAL_KINDS if kind in merged)
     return CrisisAssessment(signals=ordered, level=assessment_level(ordered),
                             review=tuple(review.values()))
+
+
+def _trained_reading(text: str, sentences: list[Sentence]) -> CrisisSignal | None:
+    """A ``high`` signal when the trained reader rates a patient turn that names something of
+    risk (death, self-harm, a method or means, a farewell …) as a current risk disclosure."""
+    if not reader.worth_reading(sentences) or reader.score(text) < reader.model().escalate_at:
+        return None
+    words = text.split()
+    quote = " ".join(words[:MAX_QUOTE_WORDS]) + ("…" if len(words) > MAX_QUOTE_WORDS else "")
+    return CrisisSignal(RISK_STATEMENT, statement_factor(RISK_STATEMENT, quote), HIGH)

@@ -84,6 +84,8 @@ PAST_ATTEMPT = "past_attempt"
 MEANS_ACCESS = "means_access"
 SELF_HARM = "self_harm"
 HOMICIDAL_IDEATION = "homicidal_ideation"
+# A statement the trained reader (reader.py) rated as current risk with no lexicon finding.
+RISK_STATEMENT = "risk_statement"
 
 SIGNAL_KINDS = (
     WISH_TO_BE_DEAD,
@@ -94,6 +96,7 @@ SIGNAL_KINDS = (
     PAST_ATTEMPT,
     MEANS_ACCESS,
     SELF_HARM,
+    RISK_STATEMENT,
     HOMICIDAL_IDEATION,
 )
 
@@ -670,6 +673,7 @@ _KIND_STATEMENT = {
     MEANS_ACCESS: "Patient reported access to lethal means",
     SELF_HARM: "Patient reported self-harm",
     HOMICIDAL_IDEATION: "Patient reported thoughts of harming others",
+    RISK_STATEMENT: "Patient's statement reads as current suicide or self-harm risk",
 }
 _KIND_TOPIC = {
     WISH_TO_BE_DEAD: "a wish to be dead",
@@ -683,7 +687,7 @@ _KIND_TOPIC = {
     HOMICIDAL_IDEATION: "thoughts of harming others",
 }
 # Kinds whose presence makes weak follow-up phrases ("I have a plan") meaningful.
-_SUICIDE_CONTEXT_KINDS = frozenset(SIGNAL_KINDS) - {HOMICIDAL_IDEATION}
+_SUICIDE_CONTEXT_KINDS = frozenset(SIGNAL_KINDS) - {HOMICIDAL_IDEATION, RISK_STATEMENT}
 
 # ---------------------------------------------------------------------------------------------
 # Clinician questions and patient answers

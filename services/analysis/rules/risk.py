@@ -109,6 +109,7 @@ KIND_SUMMARY = {
     "means_access": "access to lethal means",
     "self_harm": "self-harm",
     "homicidal_ideation": "thoughts of harming others",
+    "risk_statement": "a statement read as current suicide or self-harm risk",
 }
 
 
