@@ -84,6 +84,9 @@ def worth_reading(sentences: list[Sentence]) -> bool:
     present experience (not denied, hypothetical, someone else's, studied or long past):
     word counts cannot tell "I don't want to die" from "I want to die", the assertion
     reading can."""
+    if not any(mention.concept in RISK_CONCEPTS
+               for sentence in sentences for mention in sentence.mentions):
+        return False  # most turns: no word of risk at all, no assertion reading needed
     return any(mention.concept in RISK_CONCEPTS
                for mentions in asserted_concepts(sentences) for mention in mentions)
 
