@@ -865,6 +865,16 @@ CONCEPT_CASES = [
     (L, "My student posted 'I won't be here Friday' and I want to know who to tell."),
     (L, "The leaflet has a black box warning for suicidal thoughts in teenagers, should I worry?"),
     (L, "I used to dread the drive over it, that bridge, but I'm fine with heights now."),
+    # Self-harm told by where on the body ("cuts on", "cut into"), by the instrument on the
+    # patient's own body, or as a relapse; a cut that happened to something else stays quiet.
+    (H, "I did a few cuts on my upper arm with a razor yesterday."),
+    (H, "I cut into my legs again after the argument."),
+    (H, "Relapsed over the weekend. Cut twice, hiding it under sleeves."),
+    (H, "I held the lighter against my forearm again last night."),
+    (H, "Back to my old habit with the razors, I'm ashamed."),
+    (L, "My shifts got cut this month and money is tight."),
+    (L, "I cut in line at the bank today."),
+    (L, "I sliced my hand on broken glass yesterday."),
 ]
 
 

@@ -360,15 +360,61 @@ def _quote(sentence: Sentence, mention: Mention, words: int) -> str:
     return " ".join(sentence.words[start:start + words])
 
 
-def _cut_is_self_harm(sentence: Sentence, mention: Mention) -> bool:
-    if sentence.stems[mention.start - sentence.offset] != "cut":
+# "cut on my thigh", "at ma arms with the blade": the patient's own body, named after "my" or
+# the dialect "ma"/"me", a word or two after the cut or the blade.
+_OWN = frozenset({"my", "ma", "me"})
+_OWN_BODY = _BODY_PARTS | frozenset({"hand", "hands", "wrist", "wrists", "neck", "face",
+                                     "forearm", "forearms", "ankle", "ankles", "shoulder",
+                                     "shoulders", "belly", "finger", "fingers"})
+_CUT_PREPOSITIONS = frozenset({"on", "in", "into", "at", "across", "along", "up"})
+# "my hours got cut", "the budget was cut": something else was cut.
+_PASSIVE = frozenset({"got", "get", "gets", "getting", "was", "were", "be", "been", "being",
+                      "is", "are"})
+# Cues that are an instrument, not the act: they count on the patient's own body, told as
+# something recent or gone back to ("the lighter again. On my wrist").
+_INSTRUMENTS = frozenset({"blade", "blades", "razor", "razors", "lighter", "compass", "scissors",
+                          "scalding", "boiling", "hot iron"})
+
+
+def _own_body_at(words: list[str], start: int, reach: int = 4) -> bool:
+    """Whether "my <body part>" (or "my left arm") begins within ``reach`` words of ``start``."""
+    for index in range(start, min(start + reach, len(words))):
+        if words[index] in _OWN and any(
+                word in _OWN_BODY for word in words[index + 1:index + 3]):
+            return True
+    return False
+
+
+def _cut_is_self_harm(sentence: Sentence, mention: Mention, relapse: bool = False) -> bool:
+    words = sentence.words
+    at, end = mention.start - sentence.offset, mention.end - sentence.offset
+    if sentence.stems[at] != "cut":
         return False
-    following = sentence.words[mention.end - sentence.offset:mention.end - sentence.offset + 3]
-    if following and following[0] in ("my", "on"):
-        return len(following) > 1 and following[1] in _BODY_PARTS
+    following = words[end:end + 3]
+    if following and following[0] in _CUT_PREPOSITIONS | _OWN:
+        # "cut my arm", "cut on my thigh", "cuts in my legs"; not "cut in line".
+        return _own_body_at(words, end, reach=2) or (
+            following[0] in _OWN and len(following) > 1 and following[1] in _BODY_PARTS)
+    if at > 0 and words[at - 1] in _PASSIVE:
+        return False  # "my hours got cut"
     if following and following[0] in _CUT_OBJECTS:
         return False
-    return any(word in _FIRST_PERSON for word in sentence.words)
+    return relapse or any(word in _FIRST_PERSON for word in words)
+
+
+def _instrument_on_the_body(sentences: list[Sentence], index: int, mention: Mention) -> bool:
+    """"the lighter again. On my wrist", "pressed the hot iron on my hand": an instrument of
+    self-harm and the patient's own body, in the sentence or the next; or an instrument the
+    patient has gone back to ("back to my old habit, the one with the blades")."""
+    sentence = sentences[index]
+    if " ".join(sentence.words[mention.start - sentence.offset:
+                               mention.end - sentence.offset]) not in _INSTRUMENTS:
+        return False
+    if _has(sentence, "relapse") and _FIRST_PERSON.intersection(sentence.words):
+        return True
+    following = sentences[index + 1].words if index + 1 < len(sentences) else []
+    return _own_body_at(sentence.words, 0, len(sentence.words)) or \
+        _own_body_at(following, 0, 3)
 
 
 def _act_on_the_body(sentence: Sentence, mention: Mention) -> bool:
@@ -454,11 +500,16 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
                                            cue))
 
         # A bare topic ("The self-harm stuff?") discloses nothing without "I" or a time.
+        # "relapsed. cut 3x this wk": a relapse told nearby makes the cut the patient's own.
+        relapse = "relapse" in window
         accidental = _has(sentence, "accident") or not (
-            set(sentence.words) & _FIRST_PERSON or _has(sentence, "recent"))
+            set(sentence.words) & _FIRST_PERSON or _has(sentence, "recent") or relapse)
+        lately = recent_near or relapse or timed
         for mention in () if accidental else concepts:
             if (mention.concept == "self_harm_act" and _act_on_the_body(sentence, mention)) or (
-                mention.concept == "self_harm_cue" and _cut_is_self_harm(sentence, mention)
+                mention.concept == "self_harm_cue" and (
+                    _cut_is_self_harm(sentence, mention, relapse)
+                    or (lately and _instrument_on_the_body(sentences, index, mention)))
             ) or (
                 # "I slammed my hand in the door on purpose": an injury meant to the body.
                 mention.concept == "self_harm_deliberate"

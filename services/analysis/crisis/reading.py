@@ -120,7 +120,7 @@ for _word in sorted(_LONG_WORDS):
 _COMMON = frozenset({"though", "through", "should", "would", "could", "people", "little",
                      "things", "thinks", "lovely", "killer", "pretty", "planet", "plants",
                      "bridges", "tablet", "dying", "trains", "noises", "notice", "nights",
-                     "blacked"})
+                     "blacked", "hearing", "forearm", "forearms"})
 
 
 @functools.lru_cache(maxsize=20_000)
