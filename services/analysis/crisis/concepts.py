@@ -352,6 +352,9 @@ class ConceptFinding:
 REVIEW = "review"
 _SUICIDAL = frozenset({"self_kill", "death_wish", "method", "plan", "preparation"})
 _MEANS_OR_METHOD = frozenset({"method", "method_weak", "means"})
+# A low time ("when I'm low", "with the thoughts I've been having") names what means are for
+# when it is told with them: thinking of them, keeping them, reaching them.
+_DARK_WITH = frozenset({"purpose", "thought", "possession", "access", "means", "plan"})
 _LONG_PLAN_TOKENS = 4
 
 
@@ -623,8 +626,15 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
                 "thought", "desire", "intent", "plan"}:
             add("method", means)  # "using my dad's gun on myself"
             context = True
+        # "gun's in my truck … when I get low I go sit out there with it": means kept at hand,
+        # told together with the low times they belong to.
+        darkened = "dark_state" in window and (
+            "firearm" in window or any(
+                any(m.concept == "dark_state" for m in near)
+                and {m.concept for m in near} & _DARK_WITH
+                for near in asserted[low:high]))
         if means is not None and "possession" in window and (
-            window & {"purpose", "self_kill", "self_kill_weak", "death_wish"}
+            window & {"purpose", "self_kill", "self_kill_weak", "death_wish"} or darkened
         ):
             add("means_access", means,
                 imminent=bool(window & {"time", "commitment", "plan", "preparation"}))
@@ -642,9 +652,12 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
             add("means_access", first["access"],
                 imminent=bool(window & {"commitment", "plan", "preparation"}))
             context = True
-        elif means is None and "means" in window and {"purpose", "possession"} <= own:
+        elif means is None and "means" in window and ({"purpose", "possession"} <= own or (
+                ({"purpose", "thought"} <= own or (darkened and own & _DARK_WITH))
+                and set(sentence.words) & _FIRST_PERSON)):
             # "My psychiatrist upped my dose. … I've been keeping them all in a jar."
-            add("means_access", first["purpose"],
+            # "… I walk past them every morning and think about using them."
+            add("means_access", next(m for m in concepts if m.concept in _DARK_WITH),
                 imminent=bool(window & {"time", "commitment", "plan", "preparation"}))
             context = True
         if own & {"means", "method_weak"} and "covert" in window and \

@@ -66,7 +66,9 @@ _FILLERS = frozenset(_LEXICON["fillers"])
 def _phrase_stems(phrase: str) -> tuple[str, ...]:
     words: list[str] = []
     for token in _TOKEN_RE.findall(phrase.lower()):
-        words.extend(_TEXT_SPEAK.get(token, (token,)))
+        # A number reads as the text's does ("12 gauge", "38 special", "ar 15").
+        many = token.isdigit() and int(token) >= MIN_MANY
+        words.extend(("dozen",) if many else _TEXT_SPEAK.get(token, (token,)))
     return tuple(_stem(word) for word in words if word not in _FILLERS)
 
 
