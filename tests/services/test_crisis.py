@@ -884,6 +884,16 @@ CONCEPT_CASES = [
     (L, "When I get low I phone my sister and take my meds as prescribed."),
     (L, "My dad keeps his hunting rifle in the truck."),
     (L, "I keep my pills in the cabinet. When I'm low I forget to take them."),
+    # Lethal means the patient will use at a time or once alone: a firearm (its calibre written
+    # with the point), a ligature, or a medicine in an overdose's amount.
+    (IMM, "Tomorrow I'm going to use the belt on the closet rod, after the kids leave for school."),
+    (IMM, "Sunday I'll take my whole stash of oxycodone when my flatmate is away."),
+    (IMM, "Saturday night I'll use the .38 in my nightstand."),
+    (L, "I'll use the rope to tie the canoe down tomorrow."),
+    (L, "I'm going to clean my gun this weekend."),
+    (L, "I'm going to take the rifle hunting on Saturday."),
+    (L, "I'm going to take my pills tonight after dinner."),
+    (L, "I take 2.5 mg of lorazepam when my husband is away."),
 ]
 
 

@@ -224,7 +224,7 @@ def turn_is_resolved(sentences: list[Sentence]) -> bool:
 # Means are often someone else's ("my dad's pistol"): access is what counts. Review cues are
 # kept whoever else the sentence names ("told my friend bye"): a clinician follows them up.
 _OWNERLESS = frozenset({"means", "possession", "purpose", "time", "burden", "farewell",
-                        "hopeless", "access", "firearm"})
+                        "hopeless", "access", "firearm", "alone"})
 _SPEAKER = frozenset({"i", "me", "my", "mine"})
 
 
@@ -428,6 +428,38 @@ def _act_on_the_body(sentence: Sentence, mention: Mention) -> bool:
     return not following or bool((_BODY_WORDS | _BODY_PARTS | {"self"}).intersection(following))
 
 
+# Means that have no everyday use to schedule ("use the rope tonight"), unlike a medicine.
+_LIGATURES = frozenset({"rope", "noose", "cord", "ligature", "belt"})
+# Words that make medicine an overdose's amount ("all my", "the whole", "a handful").
+# A use stated after the means: "the rope to tie the canoe", "the rifle for deer season".
+_EVERYDAY_USE = frozenset({"to", "for", "hunting", "shooting", "at", "back"})
+_USE_VERBS = frozenset({"use", "using", "take", "taking", "inject", "injecting", "swallow",
+                        "swallowing", "down", "drink", "drinking"})
+_AMOUNTS = frozenset({"all", "whole", "entire", "handful", "bunch", "dozen", "dozens", "every"})
+
+
+def _scheduled_means(sentence: Sentence, concepts: list[Mention]) -> Mention | None:
+    """Lethal means the patient says they will use at a time or when alone: a firearm or a
+    ligature, or a medicine in an overdose's amount ("all my Seroquel … on Friday night")."""
+    for mention in concepts:
+        if mention.concept != "means":
+            continue
+        words = sentence.words[mention.start - sentence.offset:mention.end - sentence.offset]
+        after = sentence.words[mention.end - sentence.offset:mention.end - sentence.offset + 2]
+        before = sentence.words[max(sentence.offset, mention.start - 4) - sentence.offset:
+                                mention.start - sentence.offset]
+        if _EVERYDAY_USE.intersection(after) or not _USE_VERBS.intersection(before):
+            continue  # "use the rope to tie the canoe down", "clean my gun this weekend"
+        if _LIGATURES.intersection(words) or any(
+                m.concept == "firearm" and m.start == mention.start for m in concepts):
+            return mention
+        if any(m.concept == "method_weak" and _AMOUNTS.intersection(
+                sentence.words[m.start - sentence.offset:m.end - sentence.offset])
+               for m in concepts):
+            return mention
+    return None
+
+
 def _death_is_wished(sentence: Sentence, mention: Mention, concepts: list[Mention]) -> bool:
     if any(m.concept == "burden" and m.start <= mention.start < m.end for m in concepts):
         return False  # "I'm dead weight" is burden, a review cue
@@ -568,6 +600,9 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
         upcoming = "time" in own and bool(_PRESENT_OR_FUTURE.intersection(sentence.words))
         if act is None and "method" in own and (own & {"intent", "commitment"} or upcoming):
             act = first["method"]  # "I'm going to drive my car off the bridge"
+        if act is None and "intent" in own and ("time" in own or "alone" in window) and \
+                set(sentence.words) & _FIRST_PERSON:
+            act = _scheduled_means(sentence, concepts)  # "Tonight I will use the rope"
         if act is None and "past_act" in own and (own & {"method", "method_weak"} or (
                 "means" in own and any(m.concept == "past_act" and m.end - m.start > 1
                                        for m in concepts))):

@@ -21,7 +21,10 @@ MIN_MANY = 10
 # Unknown words at least this long are corrected to a lexicon word one edit away.
 MIN_FUZZY_LENGTH = 6
 _TOKEN_RE = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
-SENTENCE_RE = re.compile(r"[^.!?;:\n]+")
+# A full stop before a digit ends no sentence: "2.5 mg", "the .45".
+SENTENCE_RE = re.compile(r"(?:[^.!?;:\n]|\.(?=\d))+")
+# A calibre written with its point ("the .45", "a .38") names a firearm.
+_CALIBRE_RE = re.compile(r"(?<![\w.])\.(22|25|32|38|357|380|40|44|45)\b")
 
 
 @functools.lru_cache(maxsize=20_000)
@@ -181,7 +184,8 @@ def _normal(token: str) -> tuple[tuple[str, str], ...]:
 
 
 def _normalise(text: str) -> list[tuple[str, str]]:
-    pairs = [pair for token in _TOKEN_RE.findall(text.lower().replace("\u2019", "'"))
+    text = _CALIBRE_RE.sub(r"\1 calibre", text.lower().replace("\u2019", "'"))
+    pairs = [pair for token in _TOKEN_RE.findall(text)
              for pair in _normal(token)]
     # A word said twice is said once: speech repeats itself ("I, I think", "my, uh, my head").
     return [pair for index, pair in enumerate(pairs)
