@@ -894,6 +894,13 @@ CONCEPT_CASES = [
     (L, "I'm going to take the rifle hunting on Saturday."),
     (L, "I'm going to take my pills tonight after dinner."),
     (L, "I take 2.5 mg of lorazepam when my husband is away."),
+    # An attempt told by what followed it: a rescue, a ligature that gave way, "should have".
+    (H, "Two weeks back I went off the bridge. A fisherman pulled me out."),
+    (H, "My sister cut me down in the garage, three weeks ago."),
+    (H, "The nurse said the tablets I took should have killed me."),
+    (L, "A lifeguard pulled me out of the pool when I was six."),
+    (L, "I fell off the ladder last month and my neighbour pulled me up."),
+    (L, "I took a lot of photos at the lake last week."),
 ]
 
 
