@@ -901,6 +901,11 @@ CONCEPT_CASES = [
     (L, "A lifeguard pulled me out of the pool when I was six."),
     (L, "I fell off the ladder last month and my neighbour pulled me up."),
     (L, "I took a lot of photos at the lake last week."),
+    # A hyperbole closed by laughter or taken back as a joke; a wish to die is not taken back.
+    (L, "If the printer jams one more time I'm jumping out the window, haha."),
+    (L, "One more group project and I'll drive off a cliff. Just kidding, it's fine."),
+    (IMM, "I'm going to jump off the bridge tonight. I'm not joking."),
+    (H, "I want to die haha"),
 ]
 
 

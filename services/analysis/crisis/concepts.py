@@ -313,11 +313,26 @@ def asserted_concepts(sentences: list[Sentence]) -> list[list[Mention]]:
         ]
         if index + 1 < len(sentences) and _short_denial(sentences[index + 1]):
             kept = []  # "But wanting to die? No."
+        if _joking(sentences, index):
+            # "… I'll throw myself off a bridge, ha", "kms lol this meme": a hyperbole.
+            kept = [m for m in kept if m.concept not in _HYPERBOLE]
         result.append(kept)
     return result
 
 
 _DENIALS = frozenset({"no", "nope", "never", "not", "nah"})
+# Laughter closing a sentence, or a next sentence that takes it back as a joke.
+_LAUGHTER = frozenset({"ha", "haha", "hahaha", "hehe", "jk"})
+_TAKEN_BACK = frozenset({"kidding", "joking", "jk"})
+# What a joke takes back: the act and its method, not a wish to be dead ("i want to die lol").
+_HYPERBOLE = frozenset({"self_kill", "method", "method_weak", "act_pronoun", "intent"})
+
+
+def _joking(sentences: list[Sentence], index: int) -> bool:
+    words = sentences[index].words
+    following = sentences[index + 1].words[:2] if index + 1 < len(sentences) else []
+    return bool(_LAUGHTER.intersection(words[-2:]) or _LAUGHTER.intersection(words[:2])
+                or _TAKEN_BACK.intersection(following))
 
 
 def _short_denial(sentence: Sentence) -> bool:
@@ -327,11 +342,17 @@ def _short_denial(sentence: Sentence) -> bool:
 
 def without_denied(text: str) -> str:
     """The turn without the sentences its next sentence answers "no" to ("Wanting to die?
-    No."), for readers that do not see sentences."""
+    No.") or that are said as a joke, for readers that do not see sentences."""
     parts = list(SENTENCE_RE.finditer(text))
     denied = [index for index, part in enumerate(parts[:-1])
               if (words := tokenize(parts[index + 1].group()))
               and len(words) <= 2 and words[0] in _DENIALS]
+    # "… I'll throw myself off the roof, haha.": a joke, not read as a disclosure either.
+    said = [tokenize(part.group()) for part in parts]
+    denied += [index for index, words in enumerate(said) if words and (
+        _LAUGHTER.intersection(words[-2:]) or _LAUGHTER.intersection(words[:2])
+        or (index + 1 < len(said) and _TAKEN_BACK.intersection(said[index + 1][:2])))]
+    denied = sorted(set(denied))
     for index in reversed(denied):
         text = text[:parts[index].start()] + text[parts[index].end():]
     return text
