@@ -340,15 +340,17 @@ def _short_denial(sentence: Sentence) -> bool:
     return len(sentence.words) <= 2 and sentence.words[0] in _DENIALS
 
 
-def without_denied(text: str) -> str:
+def without_denied(text: str, sentences: list[Sentence] | None = None) -> str:
     """The turn without the sentences its next sentence answers "no" to ("Wanting to die?
-    No.") or that are said as a joke, for readers that do not see sentences."""
+    No.") or that are said as a joke, for readers that do not see sentences. ``sentences``,
+    the turn as ``read_turn`` read it, spares reading it again when nothing in it jokes."""
     parts = list(SENTENCE_RE.finditer(text))
     denied = [index for index, part in enumerate(parts[:-1])
               if (words := tokenize(parts[index + 1].group()))
               and len(words) <= 2 and words[0] in _DENIALS]
     # "… I'll throw myself off the roof, haha.": a joke, not read as a disclosure either.
-    said = [tokenize(part.group()) for part in parts]
+    joking = sentences is None or any(_joking(sentences, i) for i in range(len(sentences)))
+    said = [tokenize(part.group()) for part in parts] if joking else []
     denied += [index for index, words in enumerate(said) if words and (
         _LAUGHTER.intersection(words[-2:]) or _LAUGHTER.intersection(words[:2])
         or (index + 1 < len(said) and _TAKEN_BACK.intersection(said[index + 1][:2])))]

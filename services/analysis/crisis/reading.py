@@ -22,7 +22,7 @@ MIN_MANY = 10
 MIN_FUZZY_LENGTH = 6
 _TOKEN_RE = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 # A full stop before a digit ends no sentence: "2.5 mg", "the .45".
-SENTENCE_RE = re.compile(r"(?:[^.!?;:\n]|\.(?=\d))+")
+SENTENCE_RE = re.compile(r"(?:[^.!?;:\n]|\.(?=\d))[^.!?;:\n]*(?:\.(?=\d)[^.!?;:\n]*)*")
 # A calibre written with its point ("the .45", "a .38") names a firearm.
 _CALIBRE_RE = re.compile(r"(?<![\w.])\.(22|25|32|38|357|380|40|44|45)\b")
 
@@ -184,7 +184,9 @@ def _normal(token: str) -> tuple[tuple[str, str], ...]:
 
 
 def _normalise(text: str) -> list[tuple[str, str]]:
-    text = _CALIBRE_RE.sub(r"\1 calibre", text.lower().replace("\u2019", "'"))
+    text = text.lower().replace("\u2019", "'")
+    if "." in text:
+        text = _CALIBRE_RE.sub(r"\1 calibre", text)
     pairs = [pair for token in _TOKEN_RE.findall(text)
              for pair in _normal(token)]
     # A word said twice is said once: speech repeats itself ("I, I think", "my, uh, my head").
