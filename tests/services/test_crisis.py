@@ -865,6 +865,47 @@ CONCEPT_CASES = [
     (L, "My student posted 'I won't be here Friday' and I want to know who to tell."),
     (L, "The leaflet has a black box warning for suicidal thoughts in teenagers, should I worry?"),
     (L, "I used to dread the drive over it, that bridge, but I'm fine with heights now."),
+    # Self-harm told by where on the body ("cuts on", "cut into"), by the instrument on the
+    # patient's own body, or as a relapse; a cut that happened to something else stays quiet.
+    (H, "I did a few cuts on my upper arm with a razor yesterday."),
+    (H, "I cut into my legs again after the argument."),
+    (H, "Relapsed over the weekend. Cut twice, hiding it under sleeves."),
+    (H, "I held the lighter against my forearm again last night."),
+    (H, "Back to my old habit with the razors, I'm ashamed."),
+    (L, "My shifts got cut this month and money is tight."),
+    (L, "I cut in line at the bank today."),
+    (L, "I sliced my hand on broken glass yesterday."),
+    # Means kept at hand told with the low times they belong to, or thought of as for using.
+    (H, "The rifle lives in my truck, and when I get low I go and sit with it."),
+    (H, "Given how I've been feeling, you should know there's a shotgun under my bed."),
+    (H, "Mum's oxycodone is in the bathroom cabinet. Every night I stand there thinking about "
+        "using it."),
+    (H, "there's a loaded 12 gauge in the hall closet and my head's been in a dark place"),
+    (L, "When I get low I phone my sister and take my meds as prescribed."),
+    (L, "My dad keeps his hunting rifle in the truck."),
+    (L, "I keep my pills in the cabinet. When I'm low I forget to take them."),
+    # Lethal means the patient will use at a time or once alone: a firearm (its calibre written
+    # with the point), a ligature, or a medicine in an overdose's amount.
+    (IMM, "Tomorrow I'm going to use the belt on the closet rod, after the kids leave for school."),
+    (IMM, "Sunday I'll take my whole stash of oxycodone when my flatmate is away."),
+    (IMM, "Saturday night I'll use the .38 in my nightstand."),
+    (L, "I'll use the rope to tie the canoe down tomorrow."),
+    (L, "I'm going to clean my gun this weekend."),
+    (L, "I'm going to take the rifle hunting on Saturday."),
+    (L, "I'm going to take my pills tonight after dinner."),
+    (L, "I take 2.5 mg of lorazepam when my husband is away."),
+    # An attempt told by what followed it: a rescue, a ligature that gave way, "should have".
+    (H, "Two weeks back I went off the bridge. A fisherman pulled me out."),
+    (H, "My sister cut me down in the garage, three weeks ago."),
+    (H, "The nurse said the tablets I took should have killed me."),
+    (L, "A lifeguard pulled me out of the pool when I was six."),
+    (L, "I fell off the ladder last month and my neighbour pulled me up."),
+    (L, "I took a lot of photos at the lake last week."),
+    # A hyperbole closed by laughter or taken back as a joke; a wish to die is not taken back.
+    (L, "If the printer jams one more time I'm jumping out the window, haha."),
+    (L, "One more group project and I'll drive off a cliff. Just kidding, it's fine."),
+    (IMM, "I'm going to jump off the bridge tonight. I'm not joking."),
+    (H, "I want to die haha"),
 ]
 
 

@@ -107,7 +107,7 @@ def assess_turns(turns: list[Turn], *, trained_reader: bool = True) -> CrisisAss
             # class"): the phrase patterns, which cannot see that, do not overrule it.
             phrase_turns.append(Turn(turn.role, ""))
         else:
-            phrase_turns.append(Turn(turn.role, concepts.without_denied(turn.text)))
+            phrase_turns.append(Turn(turn.role, concepts.without_denied(turn.text, sentences)))
         for finding in findings:
             if finding.kind == concepts.REVIEW:
                 review.setdefault(finding.cue, CrisisSignal(

@@ -224,7 +224,7 @@ def turn_is_resolved(sentences: list[Sentence]) -> bool:
 # Means are often someone else's ("my dad's pistol"): access is what counts. Review cues are
 # kept whoever else the sentence names ("told my friend bye"): a clinician follows them up.
 _OWNERLESS = frozenset({"means", "possession", "purpose", "time", "burden", "farewell",
-                        "hopeless", "access", "firearm"})
+                        "hopeless", "access", "firearm", "alone"})
 _SPEAKER = frozenset({"i", "me", "my", "mine"})
 
 
@@ -313,11 +313,26 @@ def asserted_concepts(sentences: list[Sentence]) -> list[list[Mention]]:
         ]
         if index + 1 < len(sentences) and _short_denial(sentences[index + 1]):
             kept = []  # "But wanting to die? No."
+        if _joking(sentences, index):
+            # "… I'll throw myself off a bridge, ha", "kms lol this meme": a hyperbole.
+            kept = [m for m in kept if m.concept not in _HYPERBOLE]
         result.append(kept)
     return result
 
 
 _DENIALS = frozenset({"no", "nope", "never", "not", "nah"})
+# Laughter closing a sentence, or a next sentence that takes it back as a joke.
+_LAUGHTER = frozenset({"ha", "haha", "hahaha", "hehe", "jk"})
+_TAKEN_BACK = frozenset({"kidding", "joking", "jk"})
+# What a joke takes back: the act and its method, not a wish to be dead ("i want to die lol").
+_HYPERBOLE = frozenset({"self_kill", "method", "method_weak", "act_pronoun", "intent"})
+
+
+def _joking(sentences: list[Sentence], index: int) -> bool:
+    words = sentences[index].words
+    following = sentences[index + 1].words[:2] if index + 1 < len(sentences) else []
+    return bool(_LAUGHTER.intersection(words[-2:]) or _LAUGHTER.intersection(words[:2])
+                or _TAKEN_BACK.intersection(following))
 
 
 def _short_denial(sentence: Sentence) -> bool:
@@ -325,13 +340,21 @@ def _short_denial(sentence: Sentence) -> bool:
     return len(sentence.words) <= 2 and sentence.words[0] in _DENIALS
 
 
-def without_denied(text: str) -> str:
+def without_denied(text: str, sentences: list[Sentence] | None = None) -> str:
     """The turn without the sentences its next sentence answers "no" to ("Wanting to die?
-    No."), for readers that do not see sentences."""
+    No.") or that are said as a joke, for readers that do not see sentences. ``sentences``,
+    the turn as ``read_turn`` read it, spares reading it again when nothing in it jokes."""
     parts = list(SENTENCE_RE.finditer(text))
     denied = [index for index, part in enumerate(parts[:-1])
               if (words := tokenize(parts[index + 1].group()))
               and len(words) <= 2 and words[0] in _DENIALS]
+    # "… I'll throw myself off the roof, haha.": a joke, not read as a disclosure either.
+    joking = sentences is None or any(_joking(sentences, i) for i in range(len(sentences)))
+    said = [tokenize(part.group()) for part in parts] if joking else []
+    denied += [index for index, words in enumerate(said) if words and (
+        _LAUGHTER.intersection(words[-2:]) or _LAUGHTER.intersection(words[:2])
+        or (index + 1 < len(said) and _TAKEN_BACK.intersection(said[index + 1][:2])))]
+    denied = sorted(set(denied))
     for index in reversed(denied):
         text = text[:parts[index].start()] + text[parts[index].end():]
     return text
@@ -352,6 +375,9 @@ class ConceptFinding:
 REVIEW = "review"
 _SUICIDAL = frozenset({"self_kill", "death_wish", "method", "plan", "preparation"})
 _MEANS_OR_METHOD = frozenset({"method", "method_weak", "means"})
+# A low time ("when I'm low", "with the thoughts I've been having") names what means are for
+# when it is told with them: thinking of them, keeping them, reaching them.
+_DARK_WITH = frozenset({"purpose", "thought", "possession", "access", "means", "plan"})
 _LONG_PLAN_TOKENS = 4
 
 
@@ -360,15 +386,61 @@ def _quote(sentence: Sentence, mention: Mention, words: int) -> str:
     return " ".join(sentence.words[start:start + words])
 
 
-def _cut_is_self_harm(sentence: Sentence, mention: Mention) -> bool:
-    if sentence.stems[mention.start - sentence.offset] != "cut":
+# "cut on my thigh", "at ma arms with the blade": the patient's own body, named after "my" or
+# the dialect "ma"/"me", a word or two after the cut or the blade.
+_OWN = frozenset({"my", "ma", "me"})
+_OWN_BODY = _BODY_PARTS | frozenset({"hand", "hands", "wrist", "wrists", "neck", "face",
+                                     "forearm", "forearms", "ankle", "ankles", "shoulder",
+                                     "shoulders", "belly", "finger", "fingers"})
+_CUT_PREPOSITIONS = frozenset({"on", "in", "into", "at", "across", "along", "up"})
+# "my hours got cut", "the budget was cut": something else was cut.
+_PASSIVE = frozenset({"got", "get", "gets", "getting", "was", "were", "be", "been", "being",
+                      "is", "are"})
+# Cues that are an instrument, not the act: they count on the patient's own body, told as
+# something recent or gone back to ("the lighter again. On my wrist").
+_INSTRUMENTS = frozenset({"blade", "blades", "razor", "razors", "lighter", "compass", "scissors",
+                          "scalding", "boiling", "hot iron"})
+
+
+def _own_body_at(words: list[str], start: int, reach: int = 4) -> bool:
+    """Whether "my <body part>" (or "my left arm") begins within ``reach`` words of ``start``."""
+    for index in range(start, min(start + reach, len(words))):
+        if words[index] in _OWN and any(
+                word in _OWN_BODY for word in words[index + 1:index + 3]):
+            return True
+    return False
+
+
+def _cut_is_self_harm(sentence: Sentence, mention: Mention, relapse: bool = False) -> bool:
+    words = sentence.words
+    at, end = mention.start - sentence.offset, mention.end - sentence.offset
+    if sentence.stems[at] != "cut":
         return False
-    following = sentence.words[mention.end - sentence.offset:mention.end - sentence.offset + 3]
-    if following and following[0] in ("my", "on"):
-        return len(following) > 1 and following[1] in _BODY_PARTS
+    following = words[end:end + 3]
+    if following and following[0] in _CUT_PREPOSITIONS | _OWN:
+        # "cut my arm", "cut on my thigh", "cuts in my legs"; not "cut in line".
+        return _own_body_at(words, end, reach=2) or (
+            following[0] in _OWN and len(following) > 1 and following[1] in _BODY_PARTS)
+    if at > 0 and words[at - 1] in _PASSIVE:
+        return False  # "my hours got cut"
     if following and following[0] in _CUT_OBJECTS:
         return False
-    return any(word in _FIRST_PERSON for word in sentence.words)
+    return relapse or any(word in _FIRST_PERSON for word in words)
+
+
+def _instrument_on_the_body(sentences: list[Sentence], index: int, mention: Mention) -> bool:
+    """"the lighter again. On my wrist", "pressed the hot iron on my hand": an instrument of
+    self-harm and the patient's own body, in the sentence or the next; or an instrument the
+    patient has gone back to ("back to my old habit, the one with the blades")."""
+    sentence = sentences[index]
+    if " ".join(sentence.words[mention.start - sentence.offset:
+                               mention.end - sentence.offset]) not in _INSTRUMENTS:
+        return False
+    if _has(sentence, "relapse") and _FIRST_PERSON.intersection(sentence.words):
+        return True
+    following = sentences[index + 1].words if index + 1 < len(sentences) else []
+    return _own_body_at(sentence.words, 0, len(sentence.words)) or \
+        _own_body_at(following, 0, 3)
 
 
 def _act_on_the_body(sentence: Sentence, mention: Mention) -> bool:
@@ -377,6 +449,38 @@ def _act_on_the_body(sentence: Sentence, mention: Mention) -> bool:
         return True
     following = sentence.words[mention.end - sentence.offset:mention.end - sentence.offset + 3]
     return not following or bool((_BODY_WORDS | _BODY_PARTS | {"self"}).intersection(following))
+
+
+# Means that have no everyday use to schedule ("use the rope tonight"), unlike a medicine.
+_LIGATURES = frozenset({"rope", "noose", "cord", "ligature", "belt"})
+# Words that make medicine an overdose's amount ("all my", "the whole", "a handful").
+# A use stated after the means: "the rope to tie the canoe", "the rifle for deer season".
+_EVERYDAY_USE = frozenset({"to", "for", "hunting", "shooting", "at", "back"})
+_USE_VERBS = frozenset({"use", "using", "take", "taking", "inject", "injecting", "swallow",
+                        "swallowing", "down", "drink", "drinking"})
+_AMOUNTS = frozenset({"all", "whole", "entire", "handful", "bunch", "dozen", "dozens", "every"})
+
+
+def _scheduled_means(sentence: Sentence, concepts: list[Mention]) -> Mention | None:
+    """Lethal means the patient says they will use at a time or when alone: a firearm or a
+    ligature, or a medicine in an overdose's amount ("all my Seroquel … on Friday night")."""
+    for mention in concepts:
+        if mention.concept != "means":
+            continue
+        words = sentence.words[mention.start - sentence.offset:mention.end - sentence.offset]
+        after = sentence.words[mention.end - sentence.offset:mention.end - sentence.offset + 2]
+        before = sentence.words[max(sentence.offset, mention.start - 4) - sentence.offset:
+                                mention.start - sentence.offset]
+        if _EVERYDAY_USE.intersection(after) or not _USE_VERBS.intersection(before):
+            continue  # "use the rope to tie the canoe down", "clean my gun this weekend"
+        if _LIGATURES.intersection(words) or any(
+                m.concept == "firearm" and m.start == mention.start for m in concepts):
+            return mention
+        if any(m.concept == "method_weak" and _AMOUNTS.intersection(
+                sentence.words[m.start - sentence.offset:m.end - sentence.offset])
+               for m in concepts):
+            return mention
+    return None
 
 
 def _death_is_wished(sentence: Sentence, mention: Mention, concepts: list[Mention]) -> bool:
@@ -454,11 +558,16 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
                                            cue))
 
         # A bare topic ("The self-harm stuff?") discloses nothing without "I" or a time.
+        # "relapsed. cut 3x this wk": a relapse told nearby makes the cut the patient's own.
+        relapse = "relapse" in window
         accidental = _has(sentence, "accident") or not (
-            set(sentence.words) & _FIRST_PERSON or _has(sentence, "recent"))
+            set(sentence.words) & _FIRST_PERSON or _has(sentence, "recent") or relapse)
+        lately = recent_near or relapse or timed
         for mention in () if accidental else concepts:
             if (mention.concept == "self_harm_act" and _act_on_the_body(sentence, mention)) or (
-                mention.concept == "self_harm_cue" and _cut_is_self_harm(sentence, mention)
+                mention.concept == "self_harm_cue" and (
+                    _cut_is_self_harm(sentence, mention, relapse)
+                    or (lately and _instrument_on_the_body(sentences, index, mention)))
             ) or (
                 # "I slammed my hand in the door on purpose": an injury meant to the body.
                 mention.concept == "self_harm_deliberate"
@@ -514,6 +623,9 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
         upcoming = "time" in own and bool(_PRESENT_OR_FUTURE.intersection(sentence.words))
         if act is None and "method" in own and (own & {"intent", "commitment"} or upcoming):
             act = first["method"]  # "I'm going to drive my car off the bridge"
+        if act is None and "intent" in own and ("time" in own or "alone" in window) and \
+                set(sentence.words) & _FIRST_PERSON:
+            act = _scheduled_means(sentence, concepts)  # "Tonight I will use the rope"
         if act is None and "past_act" in own and (own & {"method", "method_weak"} or (
                 "means" in own and any(m.concept == "past_act" and m.end - m.start > 1
                                        for m in concepts))):
@@ -572,8 +684,15 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
                 "thought", "desire", "intent", "plan"}:
             add("method", means)  # "using my dad's gun on myself"
             context = True
+        # "gun's in my truck … when I get low I go sit out there with it": means kept at hand,
+        # told together with the low times they belong to.
+        darkened = "dark_state" in window and (
+            "firearm" in window or any(
+                any(m.concept == "dark_state" for m in near)
+                and {m.concept for m in near} & _DARK_WITH
+                for near in asserted[low:high]))
         if means is not None and "possession" in window and (
-            window & {"purpose", "self_kill", "self_kill_weak", "death_wish"}
+            window & {"purpose", "self_kill", "self_kill_weak", "death_wish"} or darkened
         ):
             add("means_access", means,
                 imminent=bool(window & {"time", "commitment", "plan", "preparation"}))
@@ -591,9 +710,12 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
             add("means_access", first["access"],
                 imminent=bool(window & {"commitment", "plan", "preparation"}))
             context = True
-        elif means is None and "means" in window and {"purpose", "possession"} <= own:
+        elif means is None and "means" in window and ({"purpose", "possession"} <= own or (
+                ({"purpose", "thought"} <= own or (darkened and own & _DARK_WITH))
+                and set(sentence.words) & _FIRST_PERSON)):
             # "My psychiatrist upped my dose. … I've been keeping them all in a jar."
-            add("means_access", first["purpose"],
+            # "… I walk past them every morning and think about using them."
+            add("means_access", next(m for m in concepts if m.concept in _DARK_WITH),
                 imminent=bool(window & {"time", "commitment", "plan", "preparation"}))
             context = True
         if own & {"means", "method_weak"} and "covert" in window and \

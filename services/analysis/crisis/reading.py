@@ -21,7 +21,10 @@ MIN_MANY = 10
 # Unknown words at least this long are corrected to a lexicon word one edit away.
 MIN_FUZZY_LENGTH = 6
 _TOKEN_RE = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
-SENTENCE_RE = re.compile(r"[^.!?;:\n]+")
+# A full stop before a digit ends no sentence: "2.5 mg", "the .45".
+SENTENCE_RE = re.compile(r"(?:[^.!?;:\n]|\.(?=\d))[^.!?;:\n]*(?:\.(?=\d)[^.!?;:\n]*)*")
+# A calibre written with its point ("the .45", "a .38") names a firearm.
+_CALIBRE_RE = re.compile(r"(?<![\w.])\.(22|25|32|38|357|380|40|44|45)\b")
 
 
 @functools.lru_cache(maxsize=20_000)
@@ -66,7 +69,9 @@ _FILLERS = frozenset(_LEXICON["fillers"])
 def _phrase_stems(phrase: str) -> tuple[str, ...]:
     words: list[str] = []
     for token in _TOKEN_RE.findall(phrase.lower()):
-        words.extend(_TEXT_SPEAK.get(token, (token,)))
+        # A number reads as the text's does ("12 gauge", "38 special", "ar 15").
+        many = token.isdigit() and int(token) >= MIN_MANY
+        words.extend(("dozen",) if many else _TEXT_SPEAK.get(token, (token,)))
     return tuple(_stem(word) for word in words if word not in _FILLERS)
 
 
@@ -120,7 +125,7 @@ for _word in sorted(_LONG_WORDS):
 _COMMON = frozenset({"though", "through", "should", "would", "could", "people", "little",
                      "things", "thinks", "lovely", "killer", "pretty", "planet", "plants",
                      "bridges", "tablet", "dying", "trains", "noises", "notice", "nights",
-                     "blacked"})
+                     "blacked", "hearing", "forearm", "forearms"})
 
 
 @functools.lru_cache(maxsize=20_000)
@@ -179,7 +184,10 @@ def _normal(token: str) -> tuple[tuple[str, str], ...]:
 
 
 def _normalise(text: str) -> list[tuple[str, str]]:
-    pairs = [pair for token in _TOKEN_RE.findall(text.lower().replace("\u2019", "'"))
+    text = text.lower().replace("\u2019", "'")
+    if "." in text:
+        text = _CALIBRE_RE.sub(r"\1 calibre", text)
+    pairs = [pair for token in _TOKEN_RE.findall(text)
              for pair in _normal(token)]
     # A word said twice is said once: speech repeats itself ("I, I think", "my, uh, my head").
     return [pair for index, pair in enumerate(pairs)
