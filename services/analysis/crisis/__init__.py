@@ -127,8 +127,9 @@ def assess_turns(turns: list[Turn], *, trained_reader: bool = True) -> CrisisAss
         held = merged.get(kind)
         if held is None or (held.level == HIGH and signal.level == IMMINENT):
             merged[kind] = signal
-    if not merged and read_as_risk is not None:
-        # The trained reader only ever adds: it speaks where the lexicons found nothing.
+    if read_as_risk is not None and not merged.keys() - {HOMICIDAL_IDEATION}:
+        # The trained reader only ever adds: it speaks where the lexicons found no self-harm or
+        # suicide signal.
         merged[RISK_STATEMENT] = read_as_risk
     ordered = tuple(merged[kind] for kind in SIGNAL_KINDS if kind in merged)
     return CrisisAssessment(signals=ordered, level=assessment_level(ordered),
