@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import secrets
 import time
+from collections.abc import Sequence
 from contextlib import suppress
 from datetime import UTC, datetime
 from typing import Any
@@ -17,6 +18,7 @@ from peewee import (
     OperationalError,
     PostgresqlDatabase,
     TextField,
+    __exception_wrapper__,
     _savepoint,
 )
 from playhouse.db_url import connect, parse
@@ -79,7 +81,12 @@ POOL_TRUST_RECENT_S = 5.0
 class DeferredBegin:
     """PostgreSQL transactions whose BEGIN travels with their first statement: one round trip
     fewer per transaction (a third of a lone enqueue's). A transaction that runs no statement
-    sends nothing at all."""
+    sends nothing at all.
+
+    Writes whose result nothing reads (an insert of a new row, a usage sum, an audit row) may
+    be deferred inside a transaction (`defer`): they travel with the transaction's next
+    statement, or with its COMMIT, so a create's four inserts and its commit are one round
+    trip instead of five. They run in order, before whatever statement carries them."""
 
     def begin(self, isolation_level=None):
         if self.is_closed():
@@ -92,34 +99,61 @@ class DeferredBegin:
         self._state.pending_begin = (
             f"BEGIN TRANSACTION ISOLATION LEVEL {self._adapter.isolation_level_str(level)}; "
             if level else "BEGIN; ")
+        self._state.deferred_writes = None
+
+    def defer(self, sql: str, params: Sequence[Any]) -> None:
+        """Send this write with the transaction's next statement or its COMMIT."""
+        deferred = getattr(self._state, "deferred_writes", None)
+        if deferred is None:
+            deferred = self._state.deferred_writes = ([], [])
+        deferred[0].append(sql)
+        deferred[1].extend(params)
+
+    def _take_pending(self) -> tuple[str, str, list]:
+        """What has not been sent yet: BEGIN (or ""), the deferred writes (each followed by
+        "; ") and their parameters. Every statement goes through psycopg2's %-formatting
+        (peewee passes `params or ()`), so joined texts and parameters stay aligned."""
+        state = self._state
+        pending = getattr(state, "pending_begin", None)
+        deferred = getattr(state, "deferred_writes", None)
+        state.pending_begin = state.deferred_writes = None
+        if deferred is None:
+            return pending or "", "", []
+        return pending or "", "".join(sql + "; " for sql in deferred[0]), deferred[1]
 
     def execute_sql(self, sql, params=None):
-        pending = getattr(self._state, "pending_begin", None)
-        if pending is None:
+        state = self._state
+        if (getattr(state, "pending_begin", None) is None
+                and getattr(state, "deferred_writes", None) is None):
             return super().execute_sql(sql, params)
-        self._state.pending_begin = None
+        pending, writes, write_params = self._take_pending()
         if not self.in_transaction():
             # Left over from a transaction whose connection was closed under it.
             return super().execute_sql(sql, params)
+        text, values = pending + writes + sql, [*write_params, *(params or ())]
         try:
-            return super().execute_sql(pending + sql, params)
+            return super().execute_sql(text, values)
         except Exception as exc:
             # Nothing of the transaction ran yet: a dead connection may be replaced here,
             # as at a BEGIN sent on its own.
-            if not self._is_reconnect_error(exc):
+            if not pending or not self._is_reconnect_error(exc):
                 raise
             self._replace_connection()
-            return super().execute_sql(pending + sql, params)
+            return super().execute_sql(text, values)
 
     def commit(self):
-        if getattr(self._state, "pending_begin", None) is not None:
-            self._state.pending_begin = None
-            return None
-        return super().commit()
+        pending, writes, params = self._take_pending()
+        if not writes:
+            return None if pending else super().commit()
+        # Sent as is, not through execute_sql: the transaction is already popped, and a
+        # reconnect-and-retry there could commit these writes without the ones before them.
+        with __exception_wrapper__:
+            self.cursor().execute(pending + writes + "COMMIT", params)
+        return None
 
     def rollback(self):
-        if getattr(self._state, "pending_begin", None) is not None:
-            self._state.pending_begin = None
+        pending, _, _ = self._take_pending()
+        if pending:
             return None
         return super().rollback()
 
@@ -240,6 +274,17 @@ def release_connections() -> None:
     close_all = getattr(db.obj, "close_all", None)
     if close_all is not None:
         close_all()
+
+
+def execute_later(sql: str, params: Sequence[Any]) -> None:
+    """Run a write whose result nothing reads. Inside a PostgreSQL transaction it is sent with
+    the transaction's next statement or its COMMIT (`DeferredBegin.defer`); elsewhere, now.
+    Its errors surface with the statement that carries it."""
+    defer = getattr(db.obj, "defer", None)
+    if defer is not None and db.in_transaction():
+        defer(sql, params)
+    else:
+        db.execute_sql(sql, params)
 
 
 def is_postgres() -> bool:

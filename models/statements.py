@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 
 from peewee import SQL, Node, fn
 
-from models.base import BaseModel, db
+from models.base import BaseModel, db, execute_later
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -79,7 +79,9 @@ _INSERTS: dict[tuple[type, tuple[str, ...], str], tuple[str, tuple]] = {}
 
 def insert_row(instance: M) -> M:
     """INSERT a new instance's values (the model has filled in its defaults) and return it,
-    as `Model.create` would; for models whose primary key is set before the insert."""
+    as `Model.create` would; for models whose primary key is set before the insert. Inside a
+    PostgreSQL transaction the INSERT travels with the next statement or the COMMIT
+    (`execute_later`): its errors surface there."""
     model = type(instance)
     data = instance.__data__
     names = tuple(name for name in model._meta.sorted_field_names if name in data)
@@ -93,7 +95,7 @@ def insert_row(instance: M) -> M:
         sql = f'INSERT INTO "{model._meta.table_name}" ({columns}) VALUES ({placeholders})'  # noqa: S608
         cached = _INSERTS[key] = (sql, fields)
     sql, fields = cached
-    db.execute_sql(sql, [field.db_value(data[field.name]) for field in fields])
+    execute_later(sql, [field.db_value(data[field.name]) for field in fields])
     instance._dirty.clear()
     return instance
 

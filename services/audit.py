@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from models.audit import AuditEvent
-from models.base import db, new_id, utcnow
+from models.base import db, execute_later, new_id, utcnow
 
 
 @dataclass(frozen=True)
@@ -23,7 +23,8 @@ _COLUMNS = ("id", "at", "organization_id", "actor", "action", "resource_type", "
 
 def record(ctx: AuditContext, action: str, resource_type: str,
            resource_ids: Iterable[str | None]) -> None:
-    """One row per record touched (a list read of 20 sessions writes 20 rows).
+    """One row per record touched (a list read of 20 sessions writes 20 rows); inside a
+    transaction, written with its commit at the latest (`execute_later`).
 
     The statement is written here rather than by Peewee's insert_many: building a 20-row
     insert through the query builder cost more CPU than the rest of a list request."""
@@ -39,4 +40,4 @@ def record(ctx: AuditContext, action: str, resource_type: str,
     # Only constants and placeholders are formatted in; every value is a bound parameter.
     sql = (f"INSERT INTO {AuditEvent._meta.table_name} ({', '.join(_COLUMNS)}) "  # noqa: S608
            f"VALUES {', '.join([row] * count)}")
-    db.execute_sql(sql, params)
+    execute_later(sql, params)

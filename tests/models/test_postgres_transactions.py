@@ -7,9 +7,11 @@ import os
 
 import psycopg2
 import pytest
+from peewee import IntegrityError
 from psycopg2.extensions import TRANSACTION_STATUS_IDLE, TRANSACTION_STATUS_INTRANS
 
-from models.base import db, open_database
+from models.audit import AuditEvent
+from models.base import db, execute_later, new_id, open_database
 from models.organizations import Organization
 from services.organizations import create_organization
 
@@ -87,3 +89,61 @@ def test_a_transaction_opened_before_any_connection_keeps_its_nested_savepoints(
     database.close()
     if pooled:
         database.close_all()
+
+
+def _audit_rows(action: str) -> int:
+    return AuditEvent.select().where(AuditEvent.action == action).count()
+
+
+def _write_later(action: str) -> None:
+    execute_later("INSERT INTO audit_event (id, at, actor, action, resource_type) "
+                  "VALUES (%s, now(), 'system', %s, 'test')", (new_id("aud"), action))
+
+
+def test_a_deferred_write_is_sent_with_the_commit(app) -> None:
+    with app.app_context(), db.connection_context():
+        connection = db.connection()
+        with db.atomic():
+            _write_later("deferred")
+            _write_later("deferred")
+            assert connection.get_transaction_status() == TRANSACTION_STATUS_IDLE
+        assert connection.get_transaction_status() == TRANSACTION_STATUS_IDLE
+        assert _audit_rows("deferred") == 2
+
+
+def test_a_deferred_write_is_seen_by_the_next_statement_of_its_transaction(app) -> None:
+    with app.app_context(), db.connection_context():
+        with db.atomic():
+            _write_later("seen")
+            assert _audit_rows("seen") == 1
+
+
+def test_a_rolled_back_transaction_drops_its_deferred_writes(app) -> None:
+    with app.app_context(), db.connection_context():
+        with pytest.raises(RuntimeError), db.atomic():
+            _write_later("dropped")
+            raise RuntimeError("abort")
+        with pytest.raises(RuntimeError), db.atomic():
+            db.execute_sql("SELECT 1")
+            _write_later("dropped")
+            raise RuntimeError("abort")
+        with pytest.raises(RuntimeError), db.atomic():
+            with db.atomic():
+                _write_later("dropped")
+            raise RuntimeError("abort")
+        assert _audit_rows("dropped") == 0
+
+
+def test_a_failing_deferred_write_fails_the_commit_and_leaves_nothing(app) -> None:
+    with app.app_context(), db.connection_context():
+        with pytest.raises(IntegrityError), db.atomic():
+            _write_later("half")
+            execute_later("INSERT INTO audit_event (id) VALUES (%s)", ("aud_no_columns",))
+        assert db.connection().get_transaction_status() == TRANSACTION_STATUS_IDLE
+        assert _audit_rows("half") == 0
+
+
+def test_a_write_outside_a_transaction_runs_at_once(app) -> None:
+    with app.app_context(), db.connection_context():
+        _write_later("at_once")
+        assert _audit_rows("at_once") == 1
