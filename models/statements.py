@@ -11,7 +11,8 @@ from typing import Any, TypeVar
 
 from peewee import SQL, Node, fn
 
-from models.base import BaseModel, db, execute_later
+from models.audit import AuditEntry, audited_select, insert_rows
+from models.base import BaseModel, db, execute_later, is_postgres
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -135,14 +136,22 @@ class RowsWhere:
         values = [*self.equals.values(), page_size, (page - 1) * page_size]
         return _instances(self.model, db.execute_sql(self._page_sql, values))
 
-    def page_and_count(self, page: int, page_size: int) -> tuple[list, int | None]:
+    def page_and_count(self, page: int, page_size: int,
+                       audit: AuditEntry | None = None) -> tuple[list, int | None]:
         """A page and the total count in one statement; the count is None when the page is
-        empty (past the end, or no rows), which carries no total."""
+        empty (past the end, or no rows), which carries no total. With `audit`, each record
+        of the page gets its audit row (on PostgreSQL in the same statement)."""
         equals = list(self.equals.values())
-        cursor = db.execute_sql(self._counted_sql,
-                                [*equals, *equals, page_size, (page - 1) * page_size])
+        sql, values = self._counted_sql, [*equals, *equals, page_size, (page - 1) * page_size]
+        if audit is not None and is_postgres():
+            sql, values = audited_select(sql, values, audit, page_size)
+            audit = None
+        cursor = db.execute_sql(sql, values)
         rows = cursor.fetchall()
         if not rows:
             return [], None
         columns = tuple(column[0] for column in cursor.description[:-1])
-        return _rows_to_instances(self.model, columns, rows), rows[0][-1]
+        items = _rows_to_instances(self.model, columns, rows)
+        if audit is not None:
+            insert_rows(audit, [item.id for item in items])
+        return items, rows[0][-1]
