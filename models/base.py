@@ -302,10 +302,15 @@ class UTCDateTimeField(DateTimeField):
         return super().db_value(value)
 
     def python_value(self, value: Any) -> Any:
+        if value.__class__ is datetime:  # psycopg2's value: no text to parse
+            return value.replace(tzinfo=UTC) if value.tzinfo is None else value
         value = super().python_value(value)
         if isinstance(value, datetime) and value.tzinfo is None:
             value = value.replace(tzinfo=UTC)
         return value
+
+
+_EMPTY_JSON = {"[]": list, "{}": dict}
 
 
 class JSONField(TextField):
@@ -319,7 +324,8 @@ class JSONField(TextField):
     def python_value(self, value: Any) -> Any:
         if value is None:
             return None
-        return json.loads(value)
+        empty = _EMPTY_JSON.get(value)  # most list fields of a record are empty
+        return empty() if empty is not None else json.loads(value)
 
 
 class BaseModel(Model):

@@ -9,7 +9,15 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
-from peewee import SQL, Node, fn
+from peewee import (
+    SQL,
+    CharField,
+    Field,
+    ForeignKeyField,
+    IntegerField,
+    Node,
+    fn,
+)
 
 from models.audit import AuditEntry, audited_select, insert_rows
 from models.base import BaseModel, db, execute_later, is_postgres
@@ -37,7 +45,25 @@ def _select_sql(model: type[BaseModel], fields: tuple[str, ...]) -> str:
     return sql
 
 
-_ROW_PLANS: dict[tuple[type, tuple[str, ...]], tuple[tuple[str, Any], ...]] = {}
+_ROW_PLANS: dict[tuple[type, tuple[str, ...]], tuple[tuple[str, Any, type], ...]] = {}
+
+
+class _NoType:
+    """Matches no value's type: the column's value is always converted."""
+
+
+def _unconverted_type(field: Field) -> type:
+    """The type of the values this field's `python_value` returns as they are (text of a
+    text column, an integer of an integer column): those are stored without the call."""
+    if isinstance(field, ForeignKeyField):
+        field = field.rel_field
+    kind = type(field)
+    if kind.python_value is Field.python_value:  # i.e. python_value is adapt
+        if kind.adapt is CharField.adapt:  # TextField's too
+            return str
+        if kind.adapt is IntegerField.adapt:
+            return int
+    return _NoType
 
 
 def _instances(model: type[M], cursor: Any, limit: int | None = None) -> list[M]:
@@ -55,13 +81,15 @@ def _rows_to_instances(model: type[M], columns: tuple[str, ...], rows: list) -> 
     plan = _ROW_PLANS.get(key)
     if plan is None:
         by_column = model._meta.columns
-        plan = _ROW_PLANS[key] = tuple((by_column[name].name, by_column[name].python_value)
-                                       for name in key[1])
+        plan = _ROW_PLANS[key] = tuple(
+            (by_column[name].name, by_column[name].python_value,
+             _unconverted_type(by_column[name])) for name in key[1])
     instances = []
     for row in rows:
         instance = model.__new__(model)
-        instance.__data__ = {name: convert(value) if value is not None else None
-                             for (name, convert), value in zip(plan, row, strict=False)}
+        instance.__data__ = {
+            name: value if value is None or value.__class__ is kept else convert(value)
+            for (name, convert, kept), value in zip(plan, row, strict=False)}
         instance._dirty = set()
         instance.__rel__ = {}
         instances.append(instance)
