@@ -7,7 +7,15 @@ from dataclasses import dataclass
 
 from peewee import CharField
 
-from models.base import BaseModel, UTCDateTimeField, db, execute_later, new_id, utcnow
+from models.base import (
+    BaseModel,
+    UTCDateTimeField,
+    db,
+    execute_later,
+    new_id,
+    prepared,
+    utcnow,
+)
 
 
 class AuditEvent(BaseModel):
@@ -58,7 +66,7 @@ def insert_rows(entry: AuditEntry, resource_ids: Iterable[str | None]) -> None:
     # Only constants and placeholders are formatted in; every value is a bound parameter.
     sql = (f"INSERT INTO {_TABLE} ({', '.join(_COLUMNS)}) "  # noqa: S608
            f"VALUES {', '.join([row] * count)}")
-    execute_later(sql, params)
+    execute_later(prepared(sql), params)
 
 
 _AUDITED: dict[str, str] = {}

@@ -20,7 +20,7 @@ from peewee import (
 )
 
 from models.audit import AuditEntry, audited_select, insert_rows
-from models.base import BaseModel, db, execute_later, is_postgres
+from models.base import BaseModel, db, execute_later, is_postgres, prepared
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -98,7 +98,7 @@ def _rows_to_instances(model: type[M], columns: tuple[str, ...], rows: list) -> 
 
 def first_where(model: type[M], **equals: Any) -> M | None:
     """The first `model` row whose fields equal these values (plain values: ids, hashes)."""
-    cursor = db.execute_sql(_select_sql(model, tuple(equals)), list(equals.values()))
+    cursor = db.execute_sql(prepared(_select_sql(model, tuple(equals))), list(equals.values()))
     found = _instances(model, cursor, limit=1)
     return found[0] if found else None
 
@@ -124,7 +124,7 @@ def insert_row(instance: M) -> M:
         sql = f'INSERT INTO "{model._meta.table_name}" ({columns}) VALUES ({placeholders})'  # noqa: S608
         cached = _INSERTS[key] = (sql, fields)
     sql, fields = cached
-    execute_later(sql, [field.db_value(data[field.name]) for field in fields])
+    execute_later(prepared(sql), [field.db_value(data[field.name]) for field in fields])
     instance._dirty.clear()
     return instance
 
@@ -158,11 +158,12 @@ class RowsWhere:
         self._count_sql, self._page_sql, self._counted_sql, _ = cached
 
     def count(self) -> int:
-        return db.execute_sql(self._count_sql, list(self.equals.values())).fetchone()[0]
+        return db.execute_sql(prepared(self._count_sql),
+                              list(self.equals.values())).fetchone()[0]
 
     def paginate(self, page: int, page_size: int) -> list:
         values = [*self.equals.values(), page_size, (page - 1) * page_size]
-        return _instances(self.model, db.execute_sql(self._page_sql, values))
+        return _instances(self.model, db.execute_sql(prepared(self._page_sql), values))
 
     def page_and_count(self, page: int, page_size: int,
                        audit: AuditEntry | None = None) -> tuple[list, int | None]:
@@ -174,7 +175,7 @@ class RowsWhere:
         if audit is not None and is_postgres():
             sql, values = audited_select(sql, values, audit, page_size)
             audit = None
-        cursor = db.execute_sql(sql, values)
+        cursor = db.execute_sql(prepared(sql), values)
         rows = cursor.fetchall()
         if not rows:
             return [], None

@@ -13,7 +13,10 @@ from psycopg2.extensions import TRANSACTION_STATUS_IDLE, TRANSACTION_STATUS_INTR
 from models.audit import AuditEvent
 from models.base import db, execute_later, new_id, open_database
 from models.organizations import Organization
+from models.statements import first_where
+from models.usage import UsageEvent
 from services.organizations import create_organization
+from services.usage import record_usage
 
 pytestmark = pytest.mark.skipif(not os.environ.get("TEST_DATABASE_URL"),
                                 reason="PostgreSQL transactions")
@@ -147,3 +150,37 @@ def test_a_write_outside_a_transaction_runs_at_once(app) -> None:
     with app.app_context(), db.connection_context():
         _write_later("at_once")
         assert _audit_rows("at_once") == 1
+
+
+def test_a_prepared_statement_runs_on_the_connection_that_replaced_a_dropped_one(app) -> None:
+    with app.app_context():
+        db.connect(reuse_if_open=True)  # as a request opens it: the pool may replace it
+        try:
+            organization = create_organization("Prepared Clinic")
+            assert first_where(Organization, id=organization.id) is not None  # prepared now
+            _terminate(db.connection().get_backend_pid())
+            assert first_where(Organization, id=organization.id).name == "Prepared Clinic"
+        finally:
+            db.close()
+
+
+def test_deferred_prepared_writes_run_on_the_connection_that_replaced_a_dropped_one(app) -> None:
+    with app.app_context(), db.connection_context():
+        record_usage(create_organization("Metered Clinic").id, "therapy_sessions")
+        _terminate(db.connection().get_backend_pid())
+        with db.atomic():
+            organization = create_organization("Metered After Restart")
+            record_usage(organization.id, "therapy_sessions")
+        assert UsageEvent.select().where(UsageEvent.organization == organization.id).count() == 1
+
+
+def test_a_statement_prepared_under_a_rolled_back_transaction_is_still_usable(app) -> None:
+    with app.app_context(), db.connection_context():
+        organization = create_organization("Rolled Clinic")
+        with pytest.raises(RuntimeError), db.atomic():
+            record_usage(organization.id, "therapy_sessions")
+            db.execute_sql("SELECT 1")
+            raise RuntimeError("abort")
+        with db.atomic():
+            record_usage(organization.id, "therapy_sessions")
+        assert UsageEvent.select().where(UsageEvent.organization == organization.id).count() == 1
