@@ -36,10 +36,8 @@ class TherapySessions(MethodView):
     @blp.paginate()
     def get(self, filters, pagination_parameters):
         """List the organization's sessions (newest session date first)"""
-        items = page_items(service.list_sessions(current_org_id(), filters),
-                           pagination_parameters)
-        audit_access("list", RESOURCE, *(s.id for s in items))
-        return items
+        return page_items(service.list_sessions(current_org_id(), filters),
+                          pagination_parameters, audit=("list", RESOURCE))
 
     @require("sessions:write")
     @unit_of_work

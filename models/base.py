@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import itertools
 import json
+import re
 import secrets
+import threading
 import time
+import weakref
+from collections.abc import Sequence
 from contextlib import suppress
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from peewee import (
+    DatabaseError,
     DatabaseProxy,
     DateTimeField,
     InterfaceError,
@@ -17,6 +24,7 @@ from peewee import (
     OperationalError,
     PostgresqlDatabase,
     TextField,
+    __exception_wrapper__,
     _savepoint,
 )
 from playhouse.db_url import connect, parse
@@ -76,10 +84,46 @@ POOL_WAIT_TIMEOUT_S = 10
 POOL_TRUST_RECENT_S = 5.0
 
 
+INVALID_STATEMENT_NAME = "26000"  # no statement of that name is prepared on the connection
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    name: str
+    prepare: str
+    execute: str
+
+    @classmethod
+    def of(cls, sql: str, number: int) -> _Prepared:
+        name = f"cws_{number}"
+        placeholders = itertools.count(1)
+        body = re.sub(r"%%|%s", lambda m: "%" if m.group() == "%%" else f"${next(placeholders)}",
+                      sql)
+        count = next(placeholders) - 1
+        execute = f"EXECUTE {name} ({', '.join(['%s'] * count)})" if count else f"EXECUTE {name}"
+        return cls(name, f"PREPARE {name} AS {body}", execute)
+
+
+# The statements prepared on PostgreSQL connections, by their SQL (shared by every database
+# object: a name always stands for the same statement).
+_PREPARED: dict[str, _Prepared] = {}
+_PREPARED_LOCK = threading.Lock()
+
+
 class DeferredBegin:
     """PostgreSQL transactions whose BEGIN travels with their first statement: one round trip
     fewer per transaction (a third of a lone enqueue's). A transaction that runs no statement
-    sends nothing at all."""
+    sends nothing at all.
+
+    Writes whose result nothing reads (an insert of a new row, a usage sum, an audit row) may
+    be deferred inside a transaction (`defer`): they travel with the transaction's next
+    statement, or with its COMMIT, so a create's four inserts and its commit are one round
+    trip instead of five. They run in order, before whatever statement carries them."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # The statement names prepared on each connection (each used by one thread at a time).
+        self._prepared_on: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
     def begin(self, isolation_level=None):
         if self.is_closed():
@@ -92,34 +136,102 @@ class DeferredBegin:
         self._state.pending_begin = (
             f"BEGIN TRANSACTION ISOLATION LEVEL {self._adapter.isolation_level_str(level)}; "
             if level else "BEGIN; ")
+        self._state.deferred_writes = None
+
+    def prepared(self, sql: str) -> str:
+        """`sql` (%s placeholders) as the EXECUTE of a statement prepared on this thread's
+        connection, preparing it there first if needed: the server plans it once per
+        connection instead of at every run (planning a create's four inserts cost it a
+        quarter of their CPU, a list's page with its audit rows a third)."""
+        statement = _PREPARED.get(sql)
+        if statement is None:
+            with _PREPARED_LOCK:  # two threads must never give one name to two statements
+                statement = _PREPARED.get(sql)
+                if statement is None:
+                    statement = _PREPARED[sql] = _Prepared.of(sql, len(_PREPARED))
+        connection = self.connection()
+        done = self._prepared_on.get(connection)
+        if done is None:
+            done = self._prepared_on[connection] = set()
+        if statement.name not in done:
+            with __exception_wrapper__:
+                connection.cursor().execute(statement.prepare)
+            done.add(statement.name)
+        return statement.execute
+
+    def _prepare_all(self) -> None:
+        """Every statement prepared so far, prepared afresh on this thread's connection (a new
+        one, or one that lost them)."""
+        connection = self.connection()
+        done = self._prepared_on[connection] = set()
+        statements = list(_PREPARED.values())
+        with __exception_wrapper__:
+            connection.cursor().execute(
+                "; ".join(["DEALLOCATE ALL", *(s.prepare for s in statements)]))
+        done.update(s.name for s in statements)
+
+    def defer(self, sql: str, params: Sequence[Any]) -> None:
+        """Send this write with the transaction's next statement or its COMMIT."""
+        deferred = getattr(self._state, "deferred_writes", None)
+        if deferred is None:
+            deferred = self._state.deferred_writes = ([], [])
+        deferred[0].append(sql)
+        deferred[1].extend(params)
+
+    def _take_pending(self) -> tuple[str, str, list]:
+        """What has not been sent yet: BEGIN (or ""), the deferred writes (each followed by
+        "; ") and their parameters. Every statement goes through psycopg2's %-formatting
+        (peewee passes `params or ()`), so joined texts and parameters stay aligned."""
+        state = self._state
+        pending = getattr(state, "pending_begin", None)
+        deferred = getattr(state, "deferred_writes", None)
+        state.pending_begin = state.deferred_writes = None
+        if deferred is None:
+            return pending or "", "", []
+        return pending or "", "".join(sql + "; " for sql in deferred[0]), deferred[1]
 
     def execute_sql(self, sql, params=None):
-        pending = getattr(self._state, "pending_begin", None)
-        if pending is None:
-            return super().execute_sql(sql, params)
-        self._state.pending_begin = None
+        state = self._state
+        if (getattr(state, "pending_begin", None) is None
+                and getattr(state, "deferred_writes", None) is None):
+            try:
+                return super().execute_sql(sql, params)
+            except DatabaseError as exc:
+                # Outside a transaction the pool may have run the statement again on a new
+                # connection, where nothing is prepared yet: prepare there, run it again.
+                if (getattr(exc.__context__, "pgcode", None) != INVALID_STATEMENT_NAME
+                        or self.in_transaction()):
+                    raise
+                self._prepare_all()
+                return super().execute_sql(sql, params)
+        pending, writes, write_params = self._take_pending()
         if not self.in_transaction():
             # Left over from a transaction whose connection was closed under it.
             return super().execute_sql(sql, params)
+        text, values = pending + writes + sql, [*write_params, *(params or ())]
         try:
-            return super().execute_sql(pending + sql, params)
+            return super().execute_sql(text, values)
         except Exception as exc:
             # Nothing of the transaction ran yet: a dead connection may be replaced here,
             # as at a BEGIN sent on its own.
-            if not self._is_reconnect_error(exc):
+            if not pending or not self._is_reconnect_error(exc):
                 raise
             self._replace_connection()
-            return super().execute_sql(pending + sql, params)
+            return super().execute_sql(text, values)
 
     def commit(self):
-        if getattr(self._state, "pending_begin", None) is not None:
-            self._state.pending_begin = None
-            return None
-        return super().commit()
+        pending, writes, params = self._take_pending()
+        if not writes:
+            return None if pending else super().commit()
+        # Sent as is, not through execute_sql: the transaction is already popped, and a
+        # reconnect-and-retry there could commit these writes without the ones before them.
+        with __exception_wrapper__:
+            self.cursor().execute(pending + writes + "COMMIT", params)
+        return None
 
     def rollback(self):
-        if getattr(self._state, "pending_begin", None) is not None:
-            self._state.pending_begin = None
+        pending, _, _ = self._take_pending()
+        if pending:
             return None
         return super().rollback()
 
@@ -138,6 +250,7 @@ class DeferredBegin:
             state.set_connection(self._connect())
             self._initialize_connection(state.conn)
         state.ctx, state.transactions, state.commit_callbacks = kept
+        self._prepare_all()  # the statement about to run again may execute prepared ones
 
     def _discard(self, conn) -> None:
         self._close(conn)
@@ -242,6 +355,25 @@ def release_connections() -> None:
         close_all()
 
 
+def prepared(sql: str) -> str:
+    """On PostgreSQL, `sql` as the EXECUTE of a statement prepared on the current connection
+    (`DeferredBegin.prepared`); elsewhere `sql` itself. For statements built once and run on
+    every request."""
+    prepare = getattr(db.obj, "prepared", None)
+    return prepare(sql) if prepare is not None else sql
+
+
+def execute_later(sql: str, params: Sequence[Any]) -> None:
+    """Run a write whose result nothing reads. Inside a PostgreSQL transaction it is sent with
+    the transaction's next statement or its COMMIT (`DeferredBegin.defer`); elsewhere, now.
+    Its errors surface with the statement that carries it."""
+    defer = getattr(db.obj, "defer", None)
+    if defer is not None and db.in_transaction():
+        defer(sql, params)
+    else:
+        db.execute_sql(sql, params)
+
+
 def is_postgres() -> bool:
     return isinstance(db.obj, PostgresqlDatabase)
 
@@ -257,10 +389,15 @@ class UTCDateTimeField(DateTimeField):
         return super().db_value(value)
 
     def python_value(self, value: Any) -> Any:
+        if value.__class__ is datetime:  # psycopg2's value: no text to parse
+            return value.replace(tzinfo=UTC) if value.tzinfo is None else value
         value = super().python_value(value)
         if isinstance(value, datetime) and value.tzinfo is None:
             value = value.replace(tzinfo=UTC)
         return value
+
+
+_EMPTY_JSON = {"[]": list, "{}": dict}
 
 
 class JSONField(TextField):
@@ -274,7 +411,8 @@ class JSONField(TextField):
     def python_value(self, value: Any) -> Any:
         if value is None:
             return None
-        return json.loads(value)
+        empty = _EMPTY_JSON.get(value)  # most list fields of a record are empty
+        return empty() if empty is not None else json.loads(value)
 
 
 class BaseModel(Model):

@@ -9,9 +9,18 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
-from peewee import SQL, Node, fn
+from peewee import (
+    SQL,
+    CharField,
+    Field,
+    ForeignKeyField,
+    IntegerField,
+    Node,
+    fn,
+)
 
-from models.base import BaseModel, db
+from models.audit import AuditEntry, audited_select, insert_rows
+from models.base import BaseModel, db, execute_later, is_postgres, prepared
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -36,7 +45,25 @@ def _select_sql(model: type[BaseModel], fields: tuple[str, ...]) -> str:
     return sql
 
 
-_ROW_PLANS: dict[tuple[type, tuple[str, ...]], tuple[tuple[str, Any], ...]] = {}
+_ROW_PLANS: dict[tuple[type, tuple[str, ...]], tuple[tuple[str, Any, type], ...]] = {}
+
+
+class _NoType:
+    """Matches no value's type: the column's value is always converted."""
+
+
+def _unconverted_type(field: Field) -> type:
+    """The type of the values this field's `python_value` returns as they are (text of a
+    text column, an integer of an integer column): those are stored without the call."""
+    if isinstance(field, ForeignKeyField):
+        field = field.rel_field
+    kind = type(field)
+    if kind.python_value is Field.python_value:  # i.e. python_value is adapt
+        if kind.adapt is CharField.adapt:  # TextField's too
+            return str
+        if kind.adapt is IntegerField.adapt:
+            return int
+    return _NoType
 
 
 def _instances(model: type[M], cursor: Any, limit: int | None = None) -> list[M]:
@@ -54,13 +81,15 @@ def _rows_to_instances(model: type[M], columns: tuple[str, ...], rows: list) -> 
     plan = _ROW_PLANS.get(key)
     if plan is None:
         by_column = model._meta.columns
-        plan = _ROW_PLANS[key] = tuple((by_column[name].name, by_column[name].python_value)
-                                       for name in key[1])
+        plan = _ROW_PLANS[key] = tuple(
+            (by_column[name].name, by_column[name].python_value,
+             _unconverted_type(by_column[name])) for name in key[1])
     instances = []
     for row in rows:
         instance = model.__new__(model)
-        instance.__data__ = {name: convert(value) if value is not None else None
-                             for (name, convert), value in zip(plan, row, strict=False)}
+        instance.__data__ = {
+            name: value if value is None or value.__class__ is kept else convert(value)
+            for (name, convert, kept), value in zip(plan, row, strict=False)}
         instance._dirty = set()
         instance.__rel__ = {}
         instances.append(instance)
@@ -69,7 +98,7 @@ def _rows_to_instances(model: type[M], columns: tuple[str, ...], rows: list) -> 
 
 def first_where(model: type[M], **equals: Any) -> M | None:
     """The first `model` row whose fields equal these values (plain values: ids, hashes)."""
-    cursor = db.execute_sql(_select_sql(model, tuple(equals)), list(equals.values()))
+    cursor = db.execute_sql(prepared(_select_sql(model, tuple(equals))), list(equals.values()))
     found = _instances(model, cursor, limit=1)
     return found[0] if found else None
 
@@ -79,7 +108,9 @@ _INSERTS: dict[tuple[type, tuple[str, ...], str], tuple[str, tuple]] = {}
 
 def insert_row(instance: M) -> M:
     """INSERT a new instance's values (the model has filled in its defaults) and return it,
-    as `Model.create` would; for models whose primary key is set before the insert."""
+    as `Model.create` would; for models whose primary key is set before the insert. Inside a
+    PostgreSQL transaction the INSERT travels with the next statement or the COMMIT
+    (`execute_later`): its errors surface there."""
     model = type(instance)
     data = instance.__data__
     names = tuple(name for name in model._meta.sorted_field_names if name in data)
@@ -93,7 +124,7 @@ def insert_row(instance: M) -> M:
         sql = f'INSERT INTO "{model._meta.table_name}" ({columns}) VALUES ({placeholders})'  # noqa: S608
         cached = _INSERTS[key] = (sql, fields)
     sql, fields = cached
-    db.execute_sql(sql, [field.db_value(data[field.name]) for field in fields])
+    execute_later(prepared(sql), [field.db_value(data[field.name]) for field in fields])
     instance._dirty.clear()
     return instance
 
@@ -127,20 +158,29 @@ class RowsWhere:
         self._count_sql, self._page_sql, self._counted_sql, _ = cached
 
     def count(self) -> int:
-        return db.execute_sql(self._count_sql, list(self.equals.values())).fetchone()[0]
+        return db.execute_sql(prepared(self._count_sql),
+                              list(self.equals.values())).fetchone()[0]
 
     def paginate(self, page: int, page_size: int) -> list:
         values = [*self.equals.values(), page_size, (page - 1) * page_size]
-        return _instances(self.model, db.execute_sql(self._page_sql, values))
+        return _instances(self.model, db.execute_sql(prepared(self._page_sql), values))
 
-    def page_and_count(self, page: int, page_size: int) -> tuple[list, int | None]:
+    def page_and_count(self, page: int, page_size: int,
+                       audit: AuditEntry | None = None) -> tuple[list, int | None]:
         """A page and the total count in one statement; the count is None when the page is
-        empty (past the end, or no rows), which carries no total."""
+        empty (past the end, or no rows), which carries no total. With `audit`, each record
+        of the page gets its audit row (on PostgreSQL in the same statement)."""
         equals = list(self.equals.values())
-        cursor = db.execute_sql(self._counted_sql,
-                                [*equals, *equals, page_size, (page - 1) * page_size])
+        sql, values = self._counted_sql, [*equals, *equals, page_size, (page - 1) * page_size]
+        if audit is not None and is_postgres():
+            sql, values = audited_select(sql, values, audit, page_size)
+            audit = None
+        cursor = db.execute_sql(prepared(sql), values)
         rows = cursor.fetchall()
         if not rows:
             return [], None
         columns = tuple(column[0] for column in cursor.description[:-1])
-        return _rows_to_instances(self.model, columns, rows), rows[0][-1]
+        items = _rows_to_instances(self.model, columns, rows)
+        if audit is not None:
+            insert_rows(audit, [item.id for item in items])
+        return items, rows[0][-1]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from models.base import db, utcnow
+from models.base import db, execute_later, prepared, utcnow
 from models.statements import insert_row
 from models.usage import USAGE_METRICS, UsageEvent, UsageRollup
 
@@ -32,5 +32,5 @@ def record_usage(organization_id: str, metric: str, quantity: int = 1,
     at = at or utcnow()
     insert_row(UsageEvent(organization=organization_id, metric=metric, quantity=quantity,
                           details=details or {}, at=at))
-    db.execute_sql(_ADD_TO_SLOT.replace("?", db.param),
-                   (organization_id, metric, UsageRollup.slot.db_value(slot_floor(at)), quantity))
+    execute_later(prepared(_ADD_TO_SLOT.replace("?", db.param)),
+                  (organization_id, metric, UsageRollup.slot.db_value(slot_floor(at)), quantity))

@@ -9,6 +9,7 @@ from flask_smorest.error_handler import ErrorSchema as BaseErrorSchema
 from flask_smorest.pagination import PaginationMetadataSchema, PaginationParameters
 from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
+from services import audit as audit_trail
 from services.errors import (
     Conflict,
     DomainError,
@@ -17,6 +18,7 @@ from services.errors import (
     Unprocessable,
     UpstreamFailure,
 )
+from web.auth import audit_entry
 
 API_TITLE = "Clinical Workflow Service"
 API_VERSION = "1.0.0"
@@ -83,12 +85,16 @@ class ServiceApi(Api):
 MAX_COUNTED_OFFSET = 2**31 - 1
 
 
-def page_items(query, params: PaginationParameters) -> list:
+def page_items(query, params: PaginationParameters,
+               audit: tuple[str, str] | None = None) -> list:
     """One page of a Peewee query; sets the item count for `X-Pagination`. A page past the
-    end is empty without asking the database, whose OFFSET would overflow for a huge `page`."""
+    end is empty without asking the database, whose OFFSET would overflow for a huge `page`.
+    `audit` (action, resource type) writes each record's audit row, in the page's own
+    statement where the query can (`RowsWhere` on PostgreSQL)."""
+    entry = audit_entry(*audit) if audit else None
     if params.item_count is None and hasattr(query, "page_and_count") and \
             params.first_item < MAX_COUNTED_OFFSET:
-        items, count = query.page_and_count(params.page, params.page_size)
+        items, count = query.page_and_count(params.page, params.page_size, audit=entry)
         if count is not None:
             params.item_count = count
             return items
@@ -96,7 +102,10 @@ def page_items(query, params: PaginationParameters) -> list:
         params.item_count = query.count()
     if params.first_item >= params.item_count:
         return []
-    return list(query.paginate(params.page, params.page_size))
+    items = list(query.paginate(params.page, params.page_size))
+    if entry is not None:
+        audit_trail.record_entry(entry, [item.id for item in items])
+    return items
 
 
 class ListPage(Page):

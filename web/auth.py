@@ -9,6 +9,7 @@ from typing import Any
 from flask import current_app, g, request
 from flask_smorest import abort
 
+from models.audit import AuditEntry
 from services import audit
 from services.tokens import Identity, authenticate, hash_token
 
@@ -66,6 +67,11 @@ def audit_context() -> audit.AuditContext:
     identity = current_identity()
     return audit.AuditContext(actor=identity.actor, organization_id=identity.organization_id,
                               ip=request.remote_addr, request_id=g.get("request_id"))
+
+
+def audit_entry(action: str, resource_type: str) -> AuditEntry:
+    """The audit row this request writes for each record it `action`s."""
+    return audit.entry(audit_context(), action, resource_type)
 
 
 def audit_access(action: str, resource_type: str, *resource_ids: str | None) -> None:

@@ -78,6 +78,8 @@ def init_app(app: Flask) -> None:
     @app.after_request
     def _finish(response):
         response.headers[REQUEST_ID_HEADER] = g.get("request_id", "")
+        if not logger.isEnabledFor(logging.INFO):
+            return response  # below LOG_LEVEL: not even the line's fields are gathered
         duration_ms = round((time.perf_counter() - g.get("started", time.perf_counter())) * 1000,
                             2)
         # The path only: query strings may carry patient identifiers.

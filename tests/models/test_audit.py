@@ -93,3 +93,26 @@ def test_client_address_comes_from_trusted_proxy_only(make_app, org):
     make_app(PROXY_FIX_X_FOR=1).test_client().post(
         "/api/therapy-sessions", json=SESSION_BODY, headers=forwarded)
     assert [e.ip for e in events("create")] == ["127.0.0.1", "203.0.113.7"]
+
+
+def test_a_list_page_is_audited_for_exactly_the_sessions_it_returns(client, auth, make_session):
+    for day in (3, 1, 4, 2, 5):
+        make_session(session_date=f"2026-03-0{day}T10:00:00Z")
+    response = client.get("/api/therapy-sessions?page=2&page_size=2", headers=auth)
+    returned = [s["session_date"] for s in response.json]
+    assert returned == ["2026-03-03T10:00:00Z", "2026-03-02T10:00:00Z"]
+    listed = events("list")
+    assert sorted(e.resource_id for e in listed) == sorted(s["id"] for s in response.json)
+    assert len({e.id for e in listed}) == 2
+
+
+def test_a_list_past_the_last_page_is_not_audited(client, auth, make_session):
+    make_session()
+    assert client.get("/api/therapy-sessions?page=3", headers=auth).json == []
+    assert events("list") == []
+
+
+def test_a_list_filtered_by_date_is_audited(client, auth, make_session):
+    session = make_session(session_date="2026-03-01T10:00:00Z")
+    client.get("/api/therapy-sessions?from=2026-02-01T00:00:00Z", headers=auth)
+    assert [e.resource_id for e in events("list")] == [session["id"]]

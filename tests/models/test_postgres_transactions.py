@@ -7,11 +7,16 @@ import os
 
 import psycopg2
 import pytest
+from peewee import IntegrityError
 from psycopg2.extensions import TRANSACTION_STATUS_IDLE, TRANSACTION_STATUS_INTRANS
 
-from models.base import db, open_database
+from models.audit import AuditEvent
+from models.base import db, execute_later, new_id, open_database
 from models.organizations import Organization
+from models.statements import first_where
+from models.usage import UsageEvent
 from services.organizations import create_organization
+from services.usage import record_usage
 
 pytestmark = pytest.mark.skipif(not os.environ.get("TEST_DATABASE_URL"),
                                 reason="PostgreSQL transactions")
@@ -87,3 +92,95 @@ def test_a_transaction_opened_before_any_connection_keeps_its_nested_savepoints(
     database.close()
     if pooled:
         database.close_all()
+
+
+def _audit_rows(action: str) -> int:
+    return AuditEvent.select().where(AuditEvent.action == action).count()
+
+
+def _write_later(action: str) -> None:
+    execute_later("INSERT INTO audit_event (id, at, actor, action, resource_type) "
+                  "VALUES (%s, now(), 'system', %s, 'test')", (new_id("aud"), action))
+
+
+def test_a_deferred_write_is_sent_with_the_commit(app) -> None:
+    with app.app_context(), db.connection_context():
+        connection = db.connection()
+        with db.atomic():
+            _write_later("deferred")
+            _write_later("deferred")
+            assert connection.get_transaction_status() == TRANSACTION_STATUS_IDLE
+        assert connection.get_transaction_status() == TRANSACTION_STATUS_IDLE
+        assert _audit_rows("deferred") == 2
+
+
+def test_a_deferred_write_is_seen_by_the_next_statement_of_its_transaction(app) -> None:
+    with app.app_context(), db.connection_context():
+        with db.atomic():
+            _write_later("seen")
+            assert _audit_rows("seen") == 1
+
+
+def test_a_rolled_back_transaction_drops_its_deferred_writes(app) -> None:
+    with app.app_context(), db.connection_context():
+        with pytest.raises(RuntimeError), db.atomic():
+            _write_later("dropped")
+            raise RuntimeError("abort")
+        with pytest.raises(RuntimeError), db.atomic():
+            db.execute_sql("SELECT 1")
+            _write_later("dropped")
+            raise RuntimeError("abort")
+        with pytest.raises(RuntimeError), db.atomic():
+            with db.atomic():
+                _write_later("dropped")
+            raise RuntimeError("abort")
+        assert _audit_rows("dropped") == 0
+
+
+def test_a_failing_deferred_write_fails_the_commit_and_leaves_nothing(app) -> None:
+    with app.app_context(), db.connection_context():
+        with pytest.raises(IntegrityError), db.atomic():
+            _write_later("half")
+            execute_later("INSERT INTO audit_event (id) VALUES (%s)", ("aud_no_columns",))
+        assert db.connection().get_transaction_status() == TRANSACTION_STATUS_IDLE
+        assert _audit_rows("half") == 0
+
+
+def test_a_write_outside_a_transaction_runs_at_once(app) -> None:
+    with app.app_context(), db.connection_context():
+        _write_later("at_once")
+        assert _audit_rows("at_once") == 1
+
+
+def test_a_prepared_statement_runs_on_the_connection_that_replaced_a_dropped_one(app) -> None:
+    with app.app_context():
+        db.connect(reuse_if_open=True)  # as a request opens it: the pool may replace it
+        try:
+            organization = create_organization("Prepared Clinic")
+            assert first_where(Organization, id=organization.id) is not None  # prepared now
+            _terminate(db.connection().get_backend_pid())
+            assert first_where(Organization, id=organization.id).name == "Prepared Clinic"
+        finally:
+            db.close()
+
+
+def test_deferred_prepared_writes_run_on_the_connection_that_replaced_a_dropped_one(app) -> None:
+    with app.app_context(), db.connection_context():
+        record_usage(create_organization("Metered Clinic").id, "therapy_sessions")
+        _terminate(db.connection().get_backend_pid())
+        with db.atomic():
+            organization = create_organization("Metered After Restart")
+            record_usage(organization.id, "therapy_sessions")
+        assert UsageEvent.select().where(UsageEvent.organization == organization.id).count() == 1
+
+
+def test_a_statement_prepared_under_a_rolled_back_transaction_is_still_usable(app) -> None:
+    with app.app_context(), db.connection_context():
+        organization = create_organization("Rolled Clinic")
+        with pytest.raises(RuntimeError), db.atomic():
+            record_usage(organization.id, "therapy_sessions")
+            db.execute_sql("SELECT 1")
+            raise RuntimeError("abort")
+        with db.atomic():
+            record_usage(organization.id, "therapy_sessions")
+        assert UsageEvent.select().where(UsageEvent.organization == organization.id).count() == 1
