@@ -140,3 +140,39 @@ def test_push_lost_after_commit_is_recovered_by_the_sweeper(app, org, run_worker
     run_worker()
     assert _labels(org) == ["recovered"]
     assert JobRecord.get_by_id(jid).status == "succeeded"
+
+
+def test_push_writes_what_rq_enqueue_call_writes(app, org):
+    """The push builds RQ's job hash itself: the same fields, queue entry and queue
+    registration as `Queue.enqueue_call` with the same options (timestamps aside)."""
+    from rq import Retry
+
+    from jobs.queue import (
+        FAILURE_TTL_S,
+        JOB_TIMEOUT_S,
+        RESULT_TTL_S,
+        RETRY_INTERVALS_S,
+        get_queue,
+    )
+
+    redis = app.extensions["redis"]
+    ours, theirs = job_id("meter", org.id, 11), job_id("meter", org.id, 12)
+    with app.app_context():
+        enqueue(meter_one, org.id, "same", id=ours)
+        get_queue("default").enqueue_call(
+            meter_one, args=(org.id, "same"), job_id=theirs, timeout=JOB_TIMEOUT_S,
+            result_ttl=RESULT_TTL_S, failure_ttl=FAILURE_TTL_S,
+            retry=Retry(max=2, interval=list(RETRY_INTERVALS_S[:2])),
+            description=f"tests.jobs.sample_jobs.meter_one({org.id}, same)")
+        queue = get_queue("default")
+
+    def stored(jid):
+        fields = redis.hgetall(f"rq:job:{jid}")
+        assert fields.pop(b"created_at") and fields.pop(b"enqueued_at")
+        return fields
+
+    assert stored(ours) == stored(theirs)
+    assert redis.lrange(queue.key, 0, -1) == [ours.encode(), theirs.encode()]
+    assert redis.sismember(queue.redis_queues_keys, queue.key)
+    assert redis.ttl(f"rq:job:{ours}") == redis.ttl(f"rq:job:{theirs}") == -1
+
