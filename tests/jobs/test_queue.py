@@ -1,10 +1,12 @@
 """The durable queue: jobs are pushed after commit, run by real RQ workers, survive a Redis
 that forgot them, and a final failure reaches the job's domain."""
 
+import pytest
 from rq.job import Job
 
+import jobs.queue
 from jobs.queue import enqueue, job_id, sweep
-from models.base import db
+from models.base import db, open_database
 from models.jobs import JobRecord
 from models.usage import UsageEvent
 from tests.jobs.sample_jobs import always_fails, meter_one, note_failure
@@ -176,3 +178,28 @@ def test_push_writes_what_rq_enqueue_call_writes(app, org):
     assert redis.sismember(queue.redis_queues_keys, queue.key)
     assert redis.ttl(f"rq:job:{ours}") == redis.ttl(f"rq:job:{theirs}") == -1
 
+
+@pytest.mark.parametrize("in_transaction", [False, True])
+def test_row_is_committed_before_the_push(app, org, monkeypatch, in_transaction):
+    """Alone (its INSERT commits on its own) or in a transaction, the row is visible to
+    another connection by the time the job reaches Redis."""
+    other = open_database(app.config["DATABASE_URL"])
+    seen = []
+
+    def push_job(record, *args, **kwargs):
+        seen.append(other.execute_sql(f"SELECT status FROM job_record WHERE id = {other.param}",
+                                      (record.id,)).fetchone())
+        return push_job_for_real(record, *args, **kwargs)
+
+    push_job_for_real = jobs.queue._push_job
+    monkeypatch.setattr(jobs.queue, "_push_job", push_job)
+    jid = job_id("meter", org.id, 13, in_transaction)
+    with app.app_context():
+        if in_transaction:
+            with db.atomic():
+                enqueue(meter_one, org.id, "seen", id=jid)
+        else:
+            enqueue(meter_one, org.id, "seen", id=jid)
+    other.close()
+    assert seen == [("queued",)]
+    assert _in_redis(app, jid)
