@@ -8,6 +8,7 @@ Job ids are deterministic (domain, entity, attempt), so a re-push never duplicat
 
 from __future__ import annotations
 
+import json
 import logging
 import zlib
 from collections.abc import Callable
@@ -127,22 +128,21 @@ def push(record: JobRecord, connection: Redis | None = None, delay_s: float = 0)
 
 # Registers the queue, writes the job's hash and queues its id: what `Queue.enqueue_call`
 # sends for a job without dependencies (in MULTI/EXEC), as one command, atomic as MULTI/EXEC
-# is, with one reply to read instead of five.
+# is, with one reply to read instead of six. The fields that are the same for every job of a
+# shape travel as one JSON array (ARGV[5]): packing them one by one was a third of the push.
 _PUSH = Script(None, b"""
 redis.call('SADD', KEYS[1], KEYS[2])
-redis.call('HSET', KEYS[3], unpack(ARGV, 2))
+redis.call('HSET', KEYS[3], 'created_at', ARGV[2], 'enqueued_at', ARGV[2], 'data', ARGV[3],
+           'description', ARGV[4], unpack(cjson.decode(ARGV[5])))
 return redis.call('RPUSH', KEYS[2], ARGV[1])
 """)
-
-
 _VARYING_FIELDS = ("created_at", "enqueued_at", "data", "description")
-_JOB_FIELDS: dict[tuple[str, int, tuple[int, ...]], tuple[object, ...]] = {}
+_JOB_FIELDS: dict[tuple[str, int, tuple[int, ...]], str] = {}
 
 
-def _job_fields(connection: Redis, origin: str, retries: int, intervals: tuple[int, ...]
-                ) -> tuple[object, ...]:
-    """RQ's own hash of a queued job with these options (`Job.to_dict`), computed once per
-    shape, less the fields that change from job to job, flattened as HSET takes them."""
+def _job_fields(connection: Redis, origin: str, retries: int, intervals: tuple[int, ...]) -> str:
+    """RQ's own hash of a queued job with these options (`Job.to_dict`) less the fields that
+    change from job to job, as a JSON array of names and values; computed once per shape."""
     key = (origin, retries, intervals)
     fields = _JOB_FIELDS.get(key)
     if fields is None:
@@ -150,10 +150,10 @@ def _job_fields(connection: Redis, origin: str, retries: int, intervals: tuple[i
                          result_ttl=RESULT_TTL_S, failure_ttl=FAILURE_TTL_S,
                          retry=Retry(max=retries, interval=list(intervals)) if retries else None,
                          origin=origin, status=JobStatus.QUEUED)
-        stored = job.to_dict()
-        fields = _JOB_FIELDS[key] = tuple(item for name, value in stored.items()
-                                          if name not in _VARYING_FIELDS
-                                          for item in (name, value))
+        encode = connection.get_encoder().encode  # the bytes redis-py would send
+        fields = _JOB_FIELDS[key] = json.dumps([
+            encode(item).decode() for name, value in job.to_dict().items()
+            if name not in _VARYING_FIELDS for item in (name, value)])
     return fields
 
 
@@ -181,11 +181,10 @@ def _push_job(record: JobRecord, connection: Redis | None = None, delay_s: float
     validate_job_id(record.id)  # as Job.create would
     stamp = rq_now().strftime(_RQ_TIMESTAMP)
     data = zlib.compress(DefaultSerializer.dumps((record.func, None, tuple(record.args), {})))
-    queue_key = Queue.redis_queue_namespace_prefix + name
-    _PUSH(keys=(Queue.redis_queues_keys, queue_key, Job.key_for(record.id)),
-          args=(record.id, "created_at", stamp, "enqueued_at", stamp, "data", data,
-                "description", description,
-                *_job_fields(connection, name, retries, tuple(intervals[:retries]))),
+    _PUSH(keys=(Queue.redis_queues_keys, Queue.redis_queue_namespace_prefix + name,
+                Job.key_for(record.id)),
+          args=(record.id, stamp, data, description,
+                _job_fields(connection, name, retries, tuple(intervals[:retries]))),
           client=connection)
 
 
