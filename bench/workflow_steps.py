@@ -2,7 +2,11 @@
 Redis with the same worker count (one), in the same run, in alternating rounds (medians):
 
 * enqueue: the project's `jobs.queue.enqueue` (durable row + push after commit) against plain
-  `Queue.enqueue`;
+  `Queue.enqueue`, timed back to back in each round (which goes first alternates) and
+  compared round by round (the median of the paired ratios). A lone enqueue, as
+  `Queue.enqueue` is one: its INSERT commits on its own before the push. An enqueue inside a
+  caller's transaction (`db.atomic()` around it, BEGIN with the INSERT, then COMMIT) is
+  timed too;
 * drain: RQ's default forking `Worker` and its `SimpleWorker` on no-op jobs, against the
   app's worker (`jobs.worker.run_worker`, what `flask --app app worker --burst` runs) on
   workflow executions made of `set` nodes, counted in node steps.
@@ -32,9 +36,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from rq import Queue, SimpleWorker, Worker
 
 from app import create_app
+from jobs.queue import QUEUE_DEFAULT, enqueue, get_queue, job_id
+from jobs.worker import run_worker
 from models.base import db
+from models.jobs import JobRecord
 
 BENCH_PREFIX = "bench-"
+TXN_ENQUEUE = "enqueue jobs.queue.enqueue, in a txn"
+ENQUEUE_RATIO = "paired ratio: lone enqueue"
+TXN_ENQUEUE_RATIO = "paired ratio: enqueue in a txn"
 
 
 def noop() -> None:
@@ -52,14 +62,56 @@ def _rate(count: int, seconds: float) -> float:
     return count / seconds if seconds else float("inf")
 
 
-def _raw_rq(connection, jobs: int, enqueue_jobs: int) -> dict[str, float]:
-    queue = Queue(f"{BENCH_PREFIX}raw", connection=connection)
-    queue.empty()
+def _raw_enqueue(queue: Queue, enqueue_jobs: int) -> float:
     started = time.perf_counter()
     for _ in range(enqueue_jobs):
         queue.enqueue(_noop())
-    rates = {"enqueue Queue.enqueue": _rate(enqueue_jobs, time.perf_counter() - started)}
+    return _rate(enqueue_jobs, time.perf_counter() - started)
+
+
+def _project_enqueue(org, enqueue_jobs: int, round_: int, in_transaction: bool) -> float:
+    label = "txn" if in_transaction else "lone"
+    started = time.perf_counter()
+    for n in range(enqueue_jobs):
+        jid = job_id("bench", org.id, label, round_, n)
+        if in_transaction:
+            with db.atomic():  # the row is committed with the transaction, then pushed
+                enqueue(_noop(), id=jid)
+        else:
+            enqueue(_noop(), id=jid)  # the INSERT commits on its own, then the push
+    return _rate(enqueue_jobs, time.perf_counter() - started)
+
+
+def _enqueues(app, org, enqueue_jobs: int, round_: int) -> dict[str, float]:
+    """Plain RQ's and the project's enqueues back to back on the same Redis, the order
+    alternating from round to round so that neither always runs first."""
+    connection = app.extensions["redis"]
+    raw = Queue(f"{BENCH_PREFIX}raw", connection=connection)
+    raw.empty()
+    runs = [
+        ("enqueue Queue.enqueue", lambda: _raw_enqueue(raw, enqueue_jobs)),
+        ("enqueue jobs.queue.enqueue", lambda: _project_enqueue(org, enqueue_jobs, round_,
+                                                                in_transaction=False)),
+        (TXN_ENQUEUE, lambda: _project_enqueue(org, enqueue_jobs, round_,
+                                               in_transaction=True)),
+    ]
+    if round_ % 2:
+        runs.reverse()
+    rates = {}
+    with app.app_context(), db.connection_context():
+        for name, run in runs:
+            rates[name] = run()
+        # Taken back (not timed): a forking worker would spend a minute on 2,000 no-ops.
+        get_queue(QUEUE_DEFAULT).empty()
+        JobRecord.delete().where(JobRecord.id.startswith(job_id("bench", org.id))).execute()
+    raw.empty()
+    return rates
+
+
+def _raw_rq(connection, jobs: int) -> dict[str, float]:
+    queue = Queue(f"{BENCH_PREFIX}raw", connection=connection)
     queue.empty()
+    rates = {}
     for name, worker_class in (("drain rq Worker (fork)", Worker),
                                ("drain rq SimpleWorker", SimpleWorker)):
         if not queue.count:
@@ -85,40 +137,33 @@ def _chain_workflow(app, chain: int):
     return org, workflow
 
 
-def _engine(app, org, workflow, jobs: int, enqueue_jobs: int, chain: int, round_: int
-            ) -> dict[str, float]:
-    from jobs.queue import enqueue, job_id
-    from jobs.worker import run_worker
+def _engine(app, org, workflow, jobs: int, chain: int) -> dict[str, float]:
     from services.workflows import engine as workflows
 
-    with app.app_context(), db.connection_context():
-        started = time.perf_counter()
-        for n in range(enqueue_jobs):
-            with db.atomic():  # its own transaction: the row is committed before the push
-                enqueue(_noop(), id=job_id("bench", org.id, round_, n))
-        rates = {"enqueue jobs.queue.enqueue": _rate(enqueue_jobs,
-                                                     time.perf_counter() - started)}
-    run_worker(app, burst=True)  # drain those no-op jobs (not timed)
     executions = max(jobs // chain, 1)
     with app.app_context(), db.connection_context():
         for _ in range(executions):
             workflows.start_execution(org.id, workflow, {})
     started = time.perf_counter()
     run_worker(app, burst=True)
-    rates["drain app worker, node steps"] = _rate(executions * chain,
-                                                  time.perf_counter() - started)
-    return rates
+    return {"drain app worker, node steps": _rate(executions * chain,
+                                                  time.perf_counter() - started)}
 
 
 def measure(app, jobs: int, chain: int = 5, rounds: int = 3,
             enqueue_jobs: int = 1000) -> dict[str, float]:
     """Median rates of `rounds` rounds of `jobs` jobs, RQ's and the project's measured in
-    turn within each round, so that load from elsewhere on the machine weighs on both."""
+    turn within each round, so that load from elsewhere on the machine weighs on both; and,
+    under ENQUEUE_RATIO / TXN_ENQUEUE_RATIO, the median of each round's enqueue ratio."""
     org, workflow = _chain_workflow(app, chain)
     samples: dict[str, list[float]] = {}
     for round_ in range(rounds):
-        rates = {**_raw_rq(app.extensions["redis"], jobs, enqueue_jobs),
-                 **_engine(app, org, workflow, jobs, enqueue_jobs, chain, round_)}
+        rates = {**_enqueues(app, org, enqueue_jobs, round_),
+                 **_raw_rq(app.extensions["redis"], jobs),
+                 **_engine(app, org, workflow, jobs, chain)}
+        plain = rates["enqueue Queue.enqueue"]
+        rates[ENQUEUE_RATIO] = rates["enqueue jobs.queue.enqueue"] / plain
+        rates[TXN_ENQUEUE_RATIO] = rates[TXN_ENQUEUE] / plain
         for name, rate in rates.items():
             samples.setdefault(name, []).append(rate)
     return {name: statistics.median(values) for name, values in samples.items()}
@@ -143,8 +188,12 @@ def main() -> None:
     plain = rates["enqueue Queue.enqueue"]
     print(f"{'measure':36} {'per second':>12} {'vs rq':>8}")
     for name, rate in rates.items():
+        if name.startswith("paired"):
+            continue
         base = plain if name.startswith("enqueue") else fork
         print(f"{name:36} {rate:12.1f} {rate / base:7.2f}x")
+    print(f"enqueue, median of the rounds' ratios: lone {rates[ENQUEUE_RATIO]:.3f}x, "
+          f"in a transaction {rates[TXN_ENQUEUE_RATIO]:.3f}x")
     print(f"(medians of {args.rounds} rounds of {args.jobs} jobs, {args.enqueue_jobs} "
           f"enqueued; {db.obj.__class__.__name__}; "
           f"one worker each; "

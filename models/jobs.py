@@ -79,7 +79,8 @@ def record_job(func: str, *args: object, id: str, queue: str = QUEUE_DEFAULT,
 
     The row is written as "queued" in one `INSERT … ON CONFLICT DO NOTHING`: the push follows
     the commit, a push that fails writes "pending" back, and a push lost with its process is
-    found by the sweeper (an open row whose RQ job Redis does not know)."""
+    found by the sweeper (an open row whose RQ job Redis does not know). Outside a
+    transaction that INSERT commits on its own (one round trip) before the push."""
     record = JobRecord(id=id, queue=queue, func=func, args=list(args), status="queued",
                        max_attempts=max_attempts, on_failure=on_failure)
     params = [field.db_value(record.__data__.get(field.name))

@@ -1,10 +1,12 @@
 """The durable queue: jobs are pushed after commit, run by real RQ workers, survive a Redis
 that forgot them, and a final failure reaches the job's domain."""
 
+import pytest
 from rq.job import Job
 
+import jobs.queue
 from jobs.queue import enqueue, job_id, sweep
-from models.base import db
+from models.base import db, open_database
 from models.jobs import JobRecord
 from models.usage import UsageEvent
 from tests.jobs.sample_jobs import always_fails, meter_one, note_failure
@@ -140,3 +142,64 @@ def test_push_lost_after_commit_is_recovered_by_the_sweeper(app, org, run_worker
     run_worker()
     assert _labels(org) == ["recovered"]
     assert JobRecord.get_by_id(jid).status == "succeeded"
+
+
+def test_push_writes_what_rq_enqueue_call_writes(app, org):
+    """The push builds RQ's job hash itself: the same fields, queue entry and queue
+    registration as `Queue.enqueue_call` with the same options (timestamps aside)."""
+    from rq import Retry
+
+    from jobs.queue import (
+        FAILURE_TTL_S,
+        JOB_TIMEOUT_S,
+        RESULT_TTL_S,
+        RETRY_INTERVALS_S,
+        get_queue,
+    )
+
+    redis = app.extensions["redis"]
+    ours, theirs = job_id("meter", org.id, 11), job_id("meter", org.id, 12)
+    with app.app_context():
+        enqueue(meter_one, org.id, "same", id=ours)
+        get_queue("default").enqueue_call(
+            meter_one, args=(org.id, "same"), job_id=theirs, timeout=JOB_TIMEOUT_S,
+            result_ttl=RESULT_TTL_S, failure_ttl=FAILURE_TTL_S,
+            retry=Retry(max=2, interval=list(RETRY_INTERVALS_S[:2])),
+            description=f"tests.jobs.sample_jobs.meter_one({org.id}, same)")
+        queue = get_queue("default")
+
+    def stored(jid):
+        fields = redis.hgetall(f"rq:job:{jid}")
+        assert fields.pop(b"created_at") and fields.pop(b"enqueued_at")
+        return fields
+
+    assert stored(ours) == stored(theirs)
+    assert redis.lrange(queue.key, 0, -1) == [ours.encode(), theirs.encode()]
+    assert redis.sismember(queue.redis_queues_keys, queue.key)
+    assert redis.ttl(f"rq:job:{ours}") == redis.ttl(f"rq:job:{theirs}") == -1
+
+
+@pytest.mark.parametrize("in_transaction", [False, True])
+def test_row_is_committed_before_the_push(app, org, monkeypatch, in_transaction):
+    """Alone (its INSERT commits on its own) or in a transaction, the row is visible to
+    another connection by the time the job reaches Redis."""
+    other = open_database(app.config["DATABASE_URL"])
+    seen = []
+
+    def push_job(record, *args, **kwargs):
+        seen.append(other.execute_sql(f"SELECT status FROM job_record WHERE id = {other.param}",
+                                      (record.id,)).fetchone())
+        return push_job_for_real(record, *args, **kwargs)
+
+    push_job_for_real = jobs.queue._push_job
+    monkeypatch.setattr(jobs.queue, "_push_job", push_job)
+    jid = job_id("meter", org.id, 13, in_transaction)
+    with app.app_context():
+        if in_transaction:
+            with db.atomic():
+                enqueue(meter_one, org.id, "seen", id=jid)
+        else:
+            enqueue(meter_one, org.id, "seen", id=jid)
+    other.close()
+    assert seen == [("queued",)]
+    assert _in_redis(app, jid)
