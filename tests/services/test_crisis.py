@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -322,6 +323,32 @@ def test_empty_and_ordinary_text_have_no_level():
 def test_detection_is_deterministic():
     text = _read(CRISIS_ENTRIES[0])
     assert detect_crisis(text) == detect_crisis(text)
+
+
+_LEVELS_IN_A_NEW_PROCESS = """
+import hashlib
+from services.analysis.crisis import detect_crisis
+from tests.services.crisis_blind import HELD_OUT, TUNING, split_blind_set
+halves = split_blind_set()
+levels = [str(detect_crisis("Patient: " + s["text"]).level)
+          for s in halves[TUNING] + halves[HELD_OUT]]
+print(hashlib.sha256("|".join(levels).encode()).hexdigest())
+"""
+
+
+def test_detection_is_the_same_in_every_process():
+    """Python seeds string hashing per process: nothing the detector decides may depend on the
+    order of a set (a misspelling's correction once did, and one statement flipped)."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    digests = {subprocess.run(
+        [sys.executable, "-c", _LEVELS_IN_A_NEW_PROCESS], cwd=root, check=True, text=True,
+        capture_output=True, env={**os.environ, "PYTHONHASHSEED": str(seed),
+                                  "PYTHONPATH": str(root)}).stdout
+        for seed in (1, 2, 3, 4)}
+    assert len(digests) == 1
 
 
 # ---------------------------------------------------------------------------------------------

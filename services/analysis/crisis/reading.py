@@ -111,8 +111,10 @@ _LONG_WORDS = frozenset(
 )
 
 
-def _deletes(word: str) -> set[str]:
-    return {word[:i] + word[i + 1:] for i in range(len(word))} | {word}
+def _deletes(word: str) -> tuple[str, ...]:
+    """The word, then the word less one letter, left to right: a fixed order, so the first
+    correction found is the same in every process (a set's order changes with the hash seed)."""
+    return tuple(dict.fromkeys([word, *(word[:i] + word[i + 1:] for i in range(len(word)))]))
 
 
 _FUZZY: dict[str, str] = {}
