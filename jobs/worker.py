@@ -73,12 +73,18 @@ class AppWorker(Worker):
             db.obj._state.reset()
             db.connect()
             try:
-                jobqueue.mark(job.id, "started")
                 ok = super().perform_job(job, queue, execution)
                 self._record_outcome(job, ok)
                 return ok
             finally:
                 db.close()
+
+    def prepare_job_execution(self, job: Job, remove_from_intermediate_queue: bool = False) -> None:
+        super().prepare_job_execution(job, remove_from_intermediate_queue)
+        if not self._in_process(job):
+            # Only once RQ has marked the job started: a horse killed before that left a job RQ's
+            # cleanup skips (not started) and no queue holds, with its row already "started".
+            jobqueue.mark(job.id, "started")
 
     def _perform_in_process(self, job: Job, queue: Queue, execution) -> bool:
         """On the connection kept between jobs. The job may write its record's progress in its
