@@ -9,13 +9,10 @@ returns): one round trip instead of BEGIN, a read of the call, an insert, an upd
 from __future__ import annotations
 
 import logging
-import weakref
 from datetime import datetime
 from enum import Enum
 
-from peewee import DatabaseError
-
-from models.base import db, is_postgres
+from models.base import db, is_postgres, prepared
 from models.voice import VoiceCall, VoiceTranscriptEntry
 from services.limits import MAX_TRANSCRIPT_CHARS
 
@@ -34,32 +31,34 @@ class Outcome(Enum):
 # keep out the key-share locks that foreign-key checks of other lines take on the row, or two
 # of these statements can deadlock between the lock and the update. A repeat of this statement
 # (the pool retries a statement whose connection dropped) changes nothing: the dedup key
-# conflicts, and only an inserted line is counted. Parameters: platform call id, dedup key,
-# role, text, time, the text's length, the limit.
+# conflicts, and only an inserted line is counted. Parameters (`_params`): platform call id,
+# dedup key, role, text, time, then the text's length and the limit where each is used. Prepared
+# once per connection (`models.base.prepared`): planning it costs the server about as much as
+# running it.
 _APPEND_SQL = """
 WITH call AS (
-    SELECT id, transcript_chars FROM voice_call WHERE call_id = $1 FOR UPDATE
+    SELECT id, transcript_chars FROM voice_call WHERE call_id = %s::text FOR UPDATE
 ), line AS (
     INSERT INTO voice_transcript_entry (call_id, dedup_key, role, text, at)
-    SELECT id, $2, $3, $4, $5 FROM call WHERE transcript_chars + $6 <= $7
+    SELECT id, %s::text, %s::text, %s::text, %s::timestamp FROM call
+    WHERE transcript_chars + %s::integer <= %s::integer
     ON CONFLICT DO NOTHING
     RETURNING call_id
 ), counted AS (
     UPDATE voice_call SET transcript_count = transcript_count + 1,
-                          transcript_chars = transcript_chars + $6
+                          transcript_chars = transcript_chars + %s::integer
     FROM line WHERE voice_call.id = line.call_id
     RETURNING voice_call.id
 )
-SELECT call.id, (SELECT count(*) FROM counted), call.transcript_chars + $6 > $7 FROM call
+SELECT call.id, (SELECT count(*) FROM counted), call.transcript_chars + %s::integer > %s::integer
+FROM call
 """
-# Prepared once per connection: planning the statement costs the server about as much as
-# running it.
-_STATEMENT = "voice_append_line"
-_PREPARE = (f"PREPARE {_STATEMENT} (text, text, text, text, timestamp, integer, integer) AS"
-            f"{_APPEND_SQL}")
-_EXECUTE = f"EXECUTE {_STATEMENT} (%s, %s, %s, %s, %s, %s, %s)"
-INVALID_STATEMENT_NAME = "26000"  # the statement is not prepared on this connection
-_prepared: weakref.WeakSet = weakref.WeakSet()  # the connections it is prepared on
+
+
+def _params(platform_call_id: str, dedup_key: str, role: str, text: str, at: datetime) -> list:
+    length, limit = len(text), MAX_TRANSCRIPT_CHARS
+    return [platform_call_id, dedup_key, role, text, VoiceTranscriptEntry.at.db_value(at),
+            length, limit, length, length, limit]
 
 
 def append(call_pk: str, dedup_key: str, role: str, text: str, at: datetime) -> Outcome:
@@ -85,9 +84,8 @@ def append_to_platform_call(platform_call_id: str, dedup_key: str, role: str, te
     """Store one line of the call the platform names, committed on return; NO_CALL (and
     nothing done) when that call is not stored yet."""
     if is_postgres():
-        row = _execute_prepared((platform_call_id, dedup_key, role, text,
-                                 VoiceTranscriptEntry.at.db_value(at), len(text),
-                                 MAX_TRANSCRIPT_CHARS)).fetchone()
+        row = db.execute_sql(prepared(_APPEND_SQL),
+                             _params(platform_call_id, dedup_key, role, text, at)).fetchone()
         if row is None:
             return Outcome.NO_CALL
         call_pk, stored, full = row
@@ -100,23 +98,6 @@ def append_to_platform_call(platform_call_id: str, dedup_key: str, role: str, te
         if call_pk is None:
             return Outcome.NO_CALL
         return append(call_pk, dedup_key, role, text, at)
-
-
-def _execute_prepared(params: tuple):
-    connection = db.connection()
-    if connection not in _prepared:
-        db.execute_sql(_PREPARE)
-        _prepared.add(connection)
-    try:
-        return db.execute_sql(_EXECUTE, params)
-    except DatabaseError as exc:
-        # The pool replaced a dropped connection and ran the statement again on the new one,
-        # where nothing is prepared yet (outside a transaction, so nothing else is lost).
-        if getattr(exc.__context__, "pgcode", None) != INVALID_STATEMENT_NAME:
-            raise  # the driver's own error is the one peewee's was raised from
-        db.execute_sql(_PREPARE)
-        _prepared.add(db.connection())
-        return db.execute_sql(_EXECUTE, params)
 
 
 def _full(call_pk: str) -> Outcome:
