@@ -1,70 +1,106 @@
-"""Rate limits per token and per client address, counted in the app's Redis."""
+"""Rate limits per token and per client address, counted in the app's Redis.
+
+The counting is the `limits` library's fixed window (the library under flask-limiter), with the
+keys flask-limiter wrote (prefix, key, endpoint). flask-limiter's own Flask layer resolved the
+limits, their exemptions and scopes anew on every request: a third of a plain read's CPU. The
+rules here are two and fixed, so they are checked directly in one `before_request`.
+"""
 
 from __future__ import annotations
 
+import logging
+import threading
 import time
 
 from flask import Flask, request
-from flask_limiter import Limit, Limiter
-from flask_limiter.util import get_remote_address
+from limits import RateLimitItem, parse_many
+from limits.storage import MemoryStorage, storage_from_string
+from limits.strategies import FixedWindowRateLimiter
+from werkzeug.exceptions import TooManyRequests
 
 from web.auth import identify, rate_limit_key
 
+log = logging.getLogger(__name__)
+
+VOICE_WEBHOOK_PATHS = frozenset({"/api/voice/webhook", "/api/voice/webhook/assistant-request"})
+# After Redis fails, count in process memory for this long before trying Redis again.
+RETRY_REDIS_AFTER_S = 5.0
+
 
 def _storage_uri(redis_url: str) -> str:
-    # flask-limiter (via `limits`) spells a unix-socket Redis as redis+unix://
+    # `limits` spells a unix-socket Redis as redis+unix://
     if redis_url.startswith("unix://"):
         return "redis+unix://" + redis_url[len("unix://"):]
     return redis_url
 
 
-VOICE_WEBHOOK_PATHS = frozenset({"/api/voice/webhook", "/api/voice/webhook/assistant-request"})
+class RateLimits:
+    """Every request counts against its token's limit (per endpoint, as flask-limiter's default
+    limits did); a request without a valid token also counts against its address's limit."""
 
+    def __init__(self, app: Flask) -> None:
+        self.per_token: list[RateLimitItem] = parse_many(app.config["RATELIMIT_DEFAULT"])
+        self.per_address: list[RateLimitItem] = parse_many(app.config["RATELIMIT_PER_IP"])
+        self.prefix = f"{app.config.get('QUEUE_PREFIX') or ''}cws-limits"
+        self.shared = FixedWindowRateLimiter(storage_from_string(
+            _storage_uri(app.config["REDIS_URL_EFFECTIVE"])))
+        self.local = FixedWindowRateLimiter(MemoryStorage())
+        self._redis_failed_at: float | None = None
+        self._lock = threading.Lock()
 
-def _seconds_to_reset(limiter: Limiter) -> int:
-    try:
-        limit = limiter.current_limit
-        return max(1, int(limit.reset_at - time.time())) if limit else 1
-    except Exception:  # noqa: BLE001 (Redis gone: a short, safe hint rather than a 500)
-        return 1
+    def _counter(self) -> FixedWindowRateLimiter:
+        failed_at = self._redis_failed_at
+        if failed_at is not None and time.monotonic() - failed_at < RETRY_REDIS_AFTER_S:
+            return self.local
+        return self.shared
+
+    def _hit(self, item: RateLimitItem, key: str, scope: str) -> bool:
+        counter = self._counter()
+        try:
+            allowed = counter.hit(item, self.prefix, key, scope)
+        except Exception:  # noqa: BLE001 (Redis down must not fail the request)
+            with self._lock:
+                if self._redis_failed_at is None:
+                    log.warning("rate-limit storage unreachable: counting in process memory")
+                self._redis_failed_at = time.monotonic()
+            return self.local.hit(item, self.prefix, key, scope)
+        if counter is self.shared and self._redis_failed_at is not None:
+            self._redis_failed_at = None
+            log.info("rate-limit storage reachable again")
+        return allowed
+
+    def check(self) -> None:
+        """Count the request; raise 429 (with the seconds until the window resets) past a
+        limit."""
+        if request.method == "POST" and request.path in VOICE_WEBHOOK_PATHS:
+            # The voice platform posts every event of every call from a few addresses (hundreds
+            # a second on a busy line); those requests are authenticated by HMAC and an
+            # unsigned one is refused before any work, so a limit would only drop real calls.
+            return
+        # A path no route serves counts under one name: a scanner's random paths add up.
+        scope = request.endpoint or "unrouted"
+        rules = [(item, rate_limit_key()) for item in self.per_token]
+        if identify() is None:
+            # Scanners and guesses: a clinic whose staff share one NAT address is limited per
+            # token, not as one client.
+            address = request.remote_addr or "unknown"
+            rules += [(item, address) for item in self.per_address]
+        for item, key in sorted(rules, key=lambda rule: rule[0]):
+            if not self._hit(item, key, scope):
+                raise TooManyRequests(f"Rate limit exceeded: {item}.",
+                                      retry_after=self._seconds_to_reset(item, key, scope))
+
+    def _seconds_to_reset(self, item: RateLimitItem, key: str, scope: str) -> int:
+        try:
+            reset_at = self._counter().get_window_stats(item, self.prefix, key, scope).reset_time
+            return max(1, int(reset_at - time.time()))
+        except Exception:  # noqa: BLE001 (Redis gone: a short, safe hint rather than a 500)
+            return 1
 
 
 def init_app(app: Flask) -> None:
-    limiter = Limiter(
-        key_func=rate_limit_key,
-        default_limits=[
-            Limit(lambda: app.config["RATELIMIT_DEFAULT"], key_function=rate_limit_key),
-            # Per address, the requests without a valid token (scanners, guessing): a clinic
-            # whose staff share one NAT address is limited per token, not as one client.
-            # It also spares an authenticated request a second Redis round trip.
-            Limit(lambda: app.config["RATELIMIT_PER_IP"], key_function=get_remote_address,
-                  exempt_when=lambda: identify() is not None),
-        ],
-        storage_uri=_storage_uri(app.config["REDIS_URL_EFFECTIVE"]),
-        # No X-RateLimit-* headers on every answer: reading the window back costs two more
-        # Redis round trips per request. A 429 says when to retry (below).
-        headers_enabled=False,
-        # Redis down must not turn every request (health included) into a 500: count in
-        # process memory until it is back, and never fail a request on a limiter error.
-        in_memory_fallback_enabled=True,
-        swallow_errors=True,
-        enabled=app.config["RATELIMIT_ENABLED"],
-        key_prefix=f"{app.config.get('QUEUE_PREFIX') or ''}cws-limits",
-    )
-
-    @app.after_request
-    def _retry_after_when_limited(response):
-        # The window is read back only for the request that broke a limit.
-        if response.status_code == 429 and "Retry-After" not in response.headers:
-            response.headers["Retry-After"] = str(_seconds_to_reset(limiter))
-        return response
-
-    @limiter.request_filter
-    def _signed_voice_messages() -> bool:
-        # The voice platform posts every event of every call from a few addresses (hundreds a
-        # second on a busy line); those requests are authenticated by HMAC and an unsigned one
-        # is refused before any work, so a per-address limit would only drop real calls.
-        return request.method == "POST" and request.path in VOICE_WEBHOOK_PATHS
-
-    limiter.init_app(app)
-    app.extensions["cws_limiter"] = limiter
+    if not app.config["RATELIMIT_ENABLED"]:
+        return
+    limits = RateLimits(app)
+    app.before_request(limits.check)
+    app.extensions["cws_limits"] = limits

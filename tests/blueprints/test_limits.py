@@ -70,6 +70,27 @@ def test_redis_down_does_not_fail_requests(make_app, auth):
     assert client.get(URL, headers=auth).status_code == 200
 
 
+def test_redis_down_still_limits_in_process_memory(make_app, auth):
+    client = limited_client(make_app, REDIS_URL="redis://127.0.0.1:1/0")
+    statuses = [client.get(URL, headers=auth).status_code for _ in range(4)]
+    assert statuses == [200, 200, 200, 429]
+
+
+def test_paths_no_route_serves_share_one_count_per_address(make_app):
+    """A scanner trying random paths is limited as one client, not per path."""
+    client = limited_client(make_app, RATELIMIT_DEFAULT="100 per minute",
+                            RATELIMIT_PER_IP="3 per minute")
+    statuses = [client.get(f"/no-such-path-{i}").status_code for i in range(4)]
+    assert statuses == [404, 404, 404, 429]
+
+
+def test_limits_count_per_endpoint(make_app, auth):
+    """A token's allowance is per endpoint: listing does not use up reading one session."""
+    client = limited_client(make_app)
+    assert [client.get(URL, headers=auth).status_code for _ in range(4)][-1] == 429
+    assert client.get("/api/templates", headers=auth).status_code == 200
+
+
 def test_signed_voice_messages_are_not_limited_per_address(make_app):
     """The voice platform posts every call's events from a few addresses; its HMAC, not the
     per-address limit, is what admits them. Everything else from that address still counts."""
