@@ -44,9 +44,19 @@ class RateLimits:
         self.prefix = f"{app.config.get('QUEUE_PREFIX') or ''}cws-limits"
         self.shared = FixedWindowRateLimiter(storage_from_string(
             _storage_uri(app.config["REDIS_URL_EFFECTIVE"])))
-        self.local = FixedWindowRateLimiter(MemoryStorage())
+        # Made on first need: MemoryStorage starts a timer thread, which the preloaded master
+        # (the app is built before gunicorn forks) should not be running.
+        self._local: FixedWindowRateLimiter | None = None
         self._redis_failed_at: float | None = None
         self._lock = threading.Lock()
+
+    @property
+    def local(self) -> FixedWindowRateLimiter:
+        if self._local is None:
+            with self._lock:
+                if self._local is None:
+                    self._local = FixedWindowRateLimiter(MemoryStorage())
+        return self._local
 
     def _counter(self) -> FixedWindowRateLimiter:
         failed_at = self._redis_failed_at
