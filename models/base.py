@@ -60,7 +60,9 @@ SQLITE_PRAGMAS = {
     "foreign_keys": 1,
     # Web and worker processes share the file: wait for a writer instead of failing at once.
     "busy_timeout": 10_000,
-    "synchronous": "normal",
+    # FULL: in WAL mode NORMAL may roll back the last commits after a power loss or OS crash,
+    # and a 2xx answer promises the data is durably stored.
+    "synchronous": "full",
 }
 ID_BYTES = 12
 
