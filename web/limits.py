@@ -25,6 +25,7 @@ log = logging.getLogger(__name__)
 VOICE_WEBHOOK_PATHS = frozenset({"/api/voice/webhook", "/api/voice/webhook/assistant-request"})
 # After Redis fails, count in process memory for this long before trying Redis again.
 RETRY_REDIS_AFTER_S = 5.0
+REDIS_TIMEOUT_S = 0.5
 
 
 def _storage_uri(redis_url: str) -> str:
@@ -42,8 +43,11 @@ class RateLimits:
         self.per_token: list[RateLimitItem] = parse_many(app.config["RATELIMIT_DEFAULT"])
         self.per_address: list[RateLimitItem] = parse_many(app.config["RATELIMIT_PER_IP"])
         self.prefix = f"{app.config.get('QUEUE_PREFIX') or ''}cws-limits"
+        # A Redis that accepts and never answers must not hold every request: past the
+        # timeout the request is counted in process memory instead.
         self.shared = FixedWindowRateLimiter(storage_from_string(
-            _storage_uri(app.config["REDIS_URL_EFFECTIVE"])))
+            _storage_uri(app.config["REDIS_URL_EFFECTIVE"]),
+            socket_connect_timeout=REDIS_TIMEOUT_S, socket_timeout=REDIS_TIMEOUT_S))
         # Made on first need: MemoryStorage starts a timer thread, which the preloaded master
         # (the app is built before gunicorn forks) should not be running.
         self._local: FixedWindowRateLimiter | None = None

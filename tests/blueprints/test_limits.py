@@ -70,6 +70,26 @@ def test_redis_down_does_not_fail_requests(make_app, auth):
     assert client.get(URL, headers=auth).status_code == 200
 
 
+def test_a_redis_that_never_answers_does_not_hold_requests(make_app, auth):
+    """A socket that accepts connections (the kernel's backlog) but never replies: the first
+    request waits for the limiter's short Redis timeout (not redis-py's 5 s default), the next
+    is counted in process memory at once."""
+    import socket
+    import threading
+
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(8)
+    client = limited_client(make_app, REDIS_URL=f"redis://127.0.0.1:{silent.getsockname()[1]}/0")
+    statuses: list[int] = []
+    caller = threading.Thread(target=lambda: statuses.extend(
+        client.get(URL, headers=auth).status_code for _ in range(2)), daemon=True)
+    caller.start()
+    caller.join(timeout=4)
+    silent.close()
+    assert statuses == [200, 200]
+
+
 def test_redis_down_still_limits_in_process_memory(make_app, auth):
     client = limited_client(make_app, REDIS_URL="redis://127.0.0.1:1/0")
     statuses = [client.get(URL, headers=auth).status_code for _ in range(4)]
