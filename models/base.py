@@ -254,6 +254,20 @@ class DeferredBegin:
         state.ctx, state.transactions, state.commit_callbacks = kept
         self._prepare_all()  # the statement about to run again may execute prepared ones
 
+    def _reconnect(self, func, *args, **kwargs):
+        """ReconnectMixin's one retry outside a transaction, on a replaced connection: its own
+        close-and-connect takes the pool's next idle connection on trust, which the server
+        dropped too after a restart (and the retry fails on it), and it empties the
+        connection context a caller is inside."""
+        try:
+            return func(*args, **kwargs)
+        except Exception as exc:
+            if self.in_transaction() or not self._is_reconnect_error(exc):
+                raise
+            if not self.is_closed():
+                self._replace_connection()
+            return func(*args, **kwargs)
+
     def _discard(self, conn) -> None:
         self._close(conn)
 

@@ -184,3 +184,35 @@ def test_a_statement_prepared_under_a_rolled_back_transaction_is_still_usable(ap
         with db.atomic():
             record_usage(organization.id, "therapy_sessions")
         assert UsageEvent.select().where(UsageEvent.organization == organization.id).count() == 1
+
+
+def test_a_server_restart_costs_no_statement_when_the_pool_holds_other_dropped_connections(
+        ) -> None:
+    """PostgreSQL drops every connection (a restart, a failover) while the web process's pool
+    holds several idle ones: the next statement outside a transaction is retried on a
+    connection proven alive, not on another dropped one the pool still trusts."""
+    import threading
+
+    database = open_database(os.environ["TEST_DATABASE_URL"], pooled=True)
+
+    def use_and_return() -> None:  # a request on another thread: its connection goes idle
+        with database.connection_context():
+            database.execute_sql("SELECT 1")
+
+    backends = []
+    with database.connection_context():
+        backends.append(database.connection().get_backend_pid())
+        threads = [threading.Thread(target=use_and_return) for _ in range(3)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    assert len(database._connections) >= 3
+    backends += [conn.get_backend_pid() for _, _, conn in database._connections]
+    for pid in set(backends):
+        _terminate(pid)
+    try:
+        with database.connection_context():
+            assert database.execute_sql("SELECT 41 + 1").fetchone()[0] == 42
+    finally:
+        database.close_all()
