@@ -216,3 +216,15 @@ def test_a_server_restart_costs_no_statement_when_the_pool_holds_other_dropped_c
             assert database.execute_sql("SELECT 41 + 1").fetchone()[0] == 42
     finally:
         database.close_all()
+
+
+def test_a_workers_statement_after_a_restart_runs_on_a_new_connection_in_its_context() -> None:
+    """A worker's plain connection, dropped between jobs: the next statement runs on a new
+    connection, and the job's connection context still closes normally."""
+    database = open_database(os.environ["TEST_DATABASE_URL"], pooled=False)
+    with database.connection_context():
+        dropped = database.connection().get_backend_pid()
+        _terminate(dropped)
+        assert database.execute_sql("SELECT 41 + 1").fetchone()[0] == 42
+        assert database.connection().get_backend_pid() != dropped
+    assert database.is_closed()
