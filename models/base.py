@@ -199,8 +199,9 @@ class DeferredBegin:
             try:
                 return super().execute_sql(sql, params)
             except DatabaseError as exc:
-                # Outside a transaction the pool may have run the statement again on a new
-                # connection, where nothing is prepared yet: prepare there, run it again.
+                # Outside a transaction, a connection that lost its prepared statements
+                # (a server-side reset, DEALLOCATE ALL): prepare them there, run it again. A
+                # dropped connection is replaced with them prepared (`_reconnect`).
                 if (getattr(exc.__context__, "pgcode", None) != INVALID_STATEMENT_NAME
                         or self.in_transaction()):
                     raise
