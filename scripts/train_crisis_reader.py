@@ -55,10 +55,28 @@ def writer(statement: dict) -> str:
     return statement["id"].split("_")[0] if "_" in statement["id"] else "w1"
 
 
-def extra_material() -> list[dict]:
-    """reader_training_*.json: labelled "statements", or risk-free "turns"."""
+# What this reader is trained on, named, so that material added later for the language model
+# (scripts/train_crisis_model.py: writers 9-11, reader_training_denials.json) leaves this
+# reader as it was validated. Retrained on that material it raised an idiom ("killing myself
+# at the gym", 0.92) and dropped "I want to die haha" (0.88) of tests/services/test_crisis.py.
+READER_SETS = ("crisis_statements_blind.json",
+               *(f"crisis_statements_writer{n}.json" for n in range(2, 9)))
+READER_EXTRA = ("reader_training_ordinary_a.json", "reader_training_ordinary_b.json",
+                "reader_training_plain.json", "reader_training_risky_words.json")
+
+
+def reader_tuning() -> list[dict]:
+    """The tuning halves this reader is trained on (READER_SETS)."""
+    return split_blind_set([DATA / name for name in READER_SETS])[TUNING]
+
+
+def extra_material(names: tuple[str, ...] | None = READER_EXTRA) -> list[dict]:
+    """reader_training_*.json (those named, or all with None): labelled "statements", or
+    risk-free "turns"."""
     rows: list[dict] = []
-    for path in sorted(DATA.glob("reader_training_*.json")):
+    paths = sorted(DATA.glob("reader_training_*.json")) if names is None else \
+        [DATA / name for name in names]
+    for path in paths:
         content = json.loads(path.read_text(encoding="utf-8"))
         rows += [{"text": s["text"], "escalate": s["escalate"]}
                  for s in content.get("statements", [])]
@@ -135,7 +153,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cross-validate", action="store_true")
     args = parser.parse_args()
-    tuning, extra = split_blind_set()[TUNING], extra_material()
+    tuning, extra = reader_tuning(), extra_material()
     if args.cross_validate:
         cross_validate(tuning, extra)
         return 0

@@ -1,5 +1,6 @@
 """The trained reader (services/analysis/crisis/reader.py): its arithmetic is scikit-learn's,
-its weights are what the training script makes of the committed data, and it only ever adds."""
+its weights are what the training script makes of the committed data, and it only ever adds.
+Measured without the language model (test_crisis_model_reader.py), to see this reader alone."""
 
 from __future__ import annotations
 
@@ -47,9 +48,8 @@ def test_scoring_is_scikit_learns_arithmetic():
 
 def test_committed_weights_are_what_the_script_trains():
     script = _training_script()
-    from tests.services.crisis_blind import TUNING, split_blind_set
 
-    trained = script.to_json(*script.fit(split_blind_set()[TUNING] + script.extra_material()))
+    trained = script.to_json(*script.fit(script.reader_tuning() + script.extra_material()))
     committed = json.loads(reader.MODEL_PATH.read_text(encoding="utf-8"))
     assert committed["escalate_at"] == trained["escalate_at"]
     assert committed["intercept"] == pytest.approx(trained["intercept"], abs=1e-4)
@@ -65,7 +65,7 @@ def test_the_reader_never_reads_its_own_training_held_out_halves():
 
     halves = split_blind_set()
     script = _training_script()
-    seen = {row["text"] for row in halves[TUNING] + script.extra_material()}
+    seen = {row["text"] for row in halves[TUNING] + script.extra_material(None)}
     assert not any(statement["text"] in seen for statement in halves[HELD_OUT])
 
 
@@ -80,8 +80,8 @@ def test_the_reader_adds_what_the_lexicons_miss(statement_id):
 
     [statement] = [s for s in split_blind_set()[TUNING] if s["id"] == statement_id]
     text = f"Patient: {statement['text']}"
-    assert detect_crisis(text, trained_reader=False).level is None
-    assessment = detect_crisis(text)
+    assert detect_crisis(text, trained_reader=False, model_reader=False).level is None
+    assessment = detect_crisis(text, model_reader=False)
     assert assessment.level == "high"
     assert [signal.kind for signal in assessment.signals] == [RISK_STATEMENT]
     assert "reads as current suicide or self-harm risk" in assessment.signals[0].factor
@@ -97,10 +97,12 @@ def test_denials_other_people_and_ordinary_talk_are_not_read(text):
     sentences = read_turn(text.split(":", 1)[1])
     assert not reader.worth_reading(sentences) or reader.score(text) < \
         reader.model().escalate_at
-    assert RISK_STATEMENT not in {signal.kind for signal in detect_crisis(text).signals}
+    assert RISK_STATEMENT not in {signal.kind for signal in
+                                  detect_crisis(text, model_reader=False).signals}
 
 
 def test_the_reader_never_lowers_or_replaces_a_lexicon_finding():
     text = "Patient: I really want to die. I have the pills saved up for Friday."
-    with_reader, without = detect_crisis(text), detect_crisis(text, trained_reader=False)
+    with_reader = detect_crisis(text, model_reader=False)
+    without = detect_crisis(text, trained_reader=False, model_reader=False)
     assert with_reader == without and with_reader.level == "imminent"
