@@ -20,3 +20,11 @@ accesslog = None
 # with one shared socket, whichever worker wakes first can take every keep-alive connection
 # of a few busy clients and leave the other workers idle.
 reuse_port = True
+
+
+def when_ready(server) -> None:
+    # Load the crisis detector's language model in the master, before the workers fork: they
+    # share its pages instead of each loading a copy on its first analysis.
+    from services.analysis.crisis import model_reader
+
+    model_reader.model()

@@ -23,8 +23,6 @@ GOAL_P50_MS = 40.0
 # A disclosure at the end, so both detectors read the whole transcript and report something.
 DISCLOSURE = "Patient: Honestly, I've been saving up my pills and I think about taking them all."
 MIN_RUNS = 20
-# Statement ids of the sets written after the lexicons' last tuning round (writers 5-8).
-FRESH_PREFIXES = ("w5_", "w6_", "w7_", "w8_")
 CORPUS = PROJECT_ROOT / "tests" / "services" / "transcripts"
 
 
@@ -118,24 +116,17 @@ def _blind_set_rows(baseline: Callable[[str], object]) -> list[Row]:
                 for s in statements]
 
     new, old = measure(statements, levels(detect_crisis)), measure(statements, levels(baseline))
-    # Writers 5-8: sets the lexicons were never tuned on, with and without the trained reader.
-    fresh = [s for s in statements if s["id"][:3] in FRESH_PREFIXES]
-
-    def without_reader(transcript: str) -> object:
-        return detect_crisis(transcript, trained_reader=False)
-
-    with_reader = measure(fresh, [level for s, level in zip(statements, levels(detect_crisis),
-                                                            strict=True) if s in fresh])
-    lexicons = measure(fresh, [apply_safety_floor({"level": "low"}, without_reader(
-        f"Patient: {s['text']}"))["level"] for s in fresh])
+    # The same halves without the language model: what it adds and what it takes back.
+    without_model = measure(statements, [apply_safety_floor({"level": "low"}, detect_crisis(
+        f"Patient: {s['text']}", model_reader=False))["level"] for s in statements])
     return [
-        Row(f"crisis recall, held-out halves of writers 5-8 ({with_reader.escalate})",
-            with_reader.recall * 100, "lexicons alone %", lexicons.recall * 100, "%",
-            goal=">= 90 %", met=with_reader.recall >= 0.9),
-        Row(f"crisis false alarms, held-out halves of writers 5-8 ({with_reader.no_escalate})",
-            with_reader.false_alarm_rate * 100, "lexicons alone %",
-            lexicons.false_alarm_rate * 100, "%", goal="<= 10 %",
-            met=with_reader.false_alarm_rate <= 0.1),
+        Row(f"crisis recall, held-out blind half ({new.escalate} statements)", new.recall * 100,
+            "without the language model %", without_model.recall * 100, "%", goal=">= 90 %",
+            met=new.recall >= 0.9),
+        Row(f"crisis false alarms, held-out blind half ({new.no_escalate} statements)",
+            new.false_alarm_rate * 100, "without the language model %",
+            without_model.false_alarm_rate * 100, "%", goal="<= 10 %",
+            met=new.false_alarm_rate <= 0.1),
         Row(f"crisis recall, held-out blind half ({new.escalate} statements)", new.recall * 100,
             f"{BASELINE_COMMIT} detector %", old.recall * 100, "%", goal=">= 90 %",
             met=new.recall >= 0.9),

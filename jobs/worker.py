@@ -19,6 +19,7 @@ from rq.worker import WorkerStatus
 from jobs import queue as jobqueue
 from models.base import bind_database, db
 from models.jobs import JobRecord, running_job
+from services.analysis.crisis import model_reader
 from services.limits import MAX_ERROR_CHARS
 
 logger = logging.getLogger(__name__)
@@ -138,6 +139,8 @@ def run_worker(app: Flask, burst: bool = False, queues: list[str] | None = None)
     """Run a worker on every queue of the app (or the given ones)."""
     # Plain connections: each work-horse opens its own after fork().
     bind_database(app.config["DATABASE_URL"], pooled=False)
+    # Loaded once here, so that each forked work-horse inherits it rather than loading it.
+    model_reader.model()
     with app.app_context():
         connection = app.extensions["redis"]
         names = queues or list(jobqueue.QUEUE_NAMES)

@@ -14,16 +14,23 @@ import time
 from services.analysis.crisis import apply_safety_floor, detect_crisis
 from services.analysis.crisis.phrases import detect_phrases
 from tests.conftest import bearer
-from tests.services.crisis_blind import HELD_OUT, TUNING, measure, split_blind_set
+from tests.services.crisis_blind import (
+    BLIND_SETS,
+    HELD_OUT,
+    TUNING,
+    measure,
+    split_blind_set,
+    split_one_set,
+)
 
 ANALYZE_URL = "/api/therapy/analyze-session"
 
 # The issue's goals (recall >= 90 %, false alarms <= 10 %) are NOT met on the held-out halves.
-# These floors guard the measured figures (368/489 recall, 44/314 false alarms over the eight
-# sets' held-out halves; the lexicons alone 353/489 and 44/314) against regression; they are
-# not the goals.
-MEASURED_MIN_RECALL = 0.75
-MEASURED_MAX_FALSE_ALARMS = 0.141
+# These floors guard the measured figures (543/678 recall, 59/431 false alarms over the eleven
+# sets' held-out halves; without the language model 496/678 and 58/431) against regression;
+# they are not the goals.
+MEASURED_MIN_RECALL = 0.80
+MEASURED_MAX_FALSE_ALARMS = 0.137
 
 
 def _level(statement: dict) -> str:
@@ -43,7 +50,10 @@ def test_split_is_stable_and_covers_every_kind():
     held_ids = {s["id"] for s in halves[HELD_OUT]}
     assert not tuning_ids & held_ids
     assert {s["kind"] for s in halves[TUNING]} == {s["kind"] for s in halves[HELD_OUT]}
-    assert abs(len(tuning_ids) - len(held_ids)) <= 5
+    for path in BLIND_SETS:
+        # Within a set, a kind with an odd count gives its one extra statement to a half.
+        one = split_one_set(path)
+        assert abs(len(one[TUNING]) - len(one[HELD_OUT])) <= len({s["kind"] for s in one[TUNING]})
     assert split_blind_set()[HELD_OUT] == halves[HELD_OUT]
 
 

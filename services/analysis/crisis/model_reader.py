@@ -1,0 +1,110 @@
+"""The language-model reader: a fine-tuned sentence encoder's opinion on patient turns.
+
+all-MiniLM-L6-v2 fine-tuned to tell a disclosure of current suicide or self-harm risk from
+everything else (``scripts/train_crisis_model.py``; the quantized graph, its tokenizer and its
+threshold are in ``model/`` beside this file). Unlike the lexicons it reads wording nobody
+wrote an entry for, and unlike the word-count reader it reads word order.
+
+Like the word-count reader it only ever adds a signal. It reads the patient turns in which
+the lexicons found any word of risk, method, means or plan, asserted or not, so an ordinary
+session costs a few model calls, not one per turn. Runs with onnxruntime on one thread per
+call (the web server's threads and the workers are the parallelism).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from services.analysis.crisis.reader import RISK_CONCEPTS
+
+MODEL_DIR = Path(__file__).with_name("model")
+MODEL_FILE = "crisis_model.onnx"
+TOKENIZER_FILE = "tokenizer.json"
+SETTINGS_FILE = "settings.json"
+# A turn longer than this is read in windows of whole sentences (the model reads 128 tokens).
+WINDOW_WORDS = 80
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+# Lexicon concepts that make a patient turn worth the model's time: the word-count reader's
+# words of risk, and methods, means (medicines included), plans and intent, asserted or not.
+GATE_CONCEPTS = RISK_CONCEPTS | frozenset({
+    "access", "acquired", "act_pronoun", "covert", "dark_state", "firearm", "intent", "means",
+    "method", "method_weak", "plan",
+})
+
+_lock = threading.Lock()
+_loaded: LoadedModel | None = None
+
+
+@dataclass(frozen=True)
+class LoadedModel:
+    session: object  # onnxruntime.InferenceSession
+    tokenizer: object  # tokenizers.Tokenizer
+    escalate_at: float  # at or above: a risk statement where the lexicons found none
+
+
+def model() -> LoadedModel:
+    """The model, loaded once per process (about 0.3 s) on first use."""
+    global _loaded
+    if _loaded is None:
+        with _lock:
+            if _loaded is None:
+                _loaded = _load()
+    return _loaded
+
+
+def _load() -> LoadedModel:
+    import onnxruntime
+    from tokenizers import Tokenizer
+
+    settings = json.loads((MODEL_DIR / SETTINGS_FILE).read_text(encoding="utf-8"))
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    session = onnxruntime.InferenceSession(str(MODEL_DIR / MODEL_FILE), options,
+                                           providers=["CPUExecutionProvider"])
+    tokenizer = Tokenizer.from_file(str(MODEL_DIR / TOKENIZER_FILE))
+    tokenizer.enable_truncation(settings["max_tokens"])
+    return LoadedModel(session, tokenizer, float(settings["escalate_at"]))
+
+
+def scores(texts: list[str], loaded: LoadedModel | None = None) -> list[float]:
+    """The probability (0..1) that each text discloses current suicide or self-harm risk.
+    Each text is read alone: the quantized graph scales its activations per call, so a text
+    read in a batch would score slightly differently beside different neighbours. A text said
+    twice is read once."""
+    loaded = loaded or model()
+    found: dict[str, float] = {}
+    for text in dict.fromkeys(texts):
+        ids = np.array([loaded.tokenizer.encode(text).ids], dtype=np.int64)
+        logits = loaded.session.run(["logits"], {
+            "input_ids": ids, "attention_mask": np.ones_like(ids),
+            "token_type_ids": np.zeros_like(ids)})[0][0]
+        # Softmax over two classes: the probability of the second.
+        found[text] = float(1.0 / (1.0 + np.exp(logits[0] - logits[1])))
+    return [found[text] for text in texts]
+
+
+def windows(text: str) -> list[str]:
+    """A turn as the model reads it: whole (as written, punctuation and all, as it was
+    trained), or, past WINDOW_WORDS, in runs of whole sentences of up to WINDOW_WORDS."""
+    if len(text.split()) <= WINDOW_WORDS:
+        return [text]
+    out: list[str] = []
+    current: list[str] = []
+    count = 0
+    for sentence in _SENTENCE_END.split(text):
+        words = len(sentence.split())
+        if current and count + words > WINDOW_WORDS:
+            out.append(" ".join(current))
+            current, count = [], 0
+        current.append(sentence)
+        count += words
+    if current:
+        out.append(" ".join(current))
+    return out

@@ -1,0 +1,144 @@
+"""The language-model reader (services/analysis/crisis/model_reader.py): what it adds, what it
+sends to review, what it never touches, and what it costs an ordinary session."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from services.analysis.crisis import (
+    RISK_STATEMENT,
+    apply_safety_floor,
+    detect_crisis,
+    model_reader,
+)
+from services.analysis.transcript import normalize_text, split_turns
+from tests.services.crisis_blind import HELD_OUT, TUNING, split_blind_set
+
+DATA = Path(__file__).parent / "data"
+
+
+def _floor(text: str, **readers: bool) -> str:
+    return apply_safety_floor({"level": "low"}, detect_crisis(text, **readers))["level"]
+
+
+def test_the_committed_model_is_the_one_its_settings_describe():
+    settings = json.loads((model_reader.MODEL_DIR / model_reader.SETTINGS_FILE).read_text())
+    graph = (model_reader.MODEL_DIR / model_reader.MODEL_FILE).read_bytes()
+    assert hashlib.sha256(graph).hexdigest() == settings["model_sha256"]
+    assert 0.5 < settings["escalate_at"] < 1
+
+
+def test_plain_disclosures_score_high_and_ordinary_talk_low():
+    risky, ordinary = model_reader.scores([
+        "I want to kill myself and I have the pills saved up.",
+        "We took the kids to the lake on Sunday and it was lovely.",
+    ])
+    loaded = model_reader.model()
+    assert risky >= loaded.escalate_at
+    assert ordinary < 0.5
+
+
+def test_a_text_scores_the_same_whatever_is_read_beside_it():
+    texts = ["I can't do this anymore, I want to be gone.", "Work was fine.",
+             "My sister is visiting next week and we are going to see a film together."]
+    together = model_reader.scores(texts)
+    for text, score in zip(texts, together, strict=True):
+        assert model_reader.scores([text]) == [score]
+    assert model_reader.scores([texts[0], texts[0]]) == [together[0]] * 2
+
+
+def _tuning_statements_where(condition) -> list[dict]:
+    return [s for s in split_blind_set()[TUNING] if condition(s)]
+
+
+def test_it_adds_risk_statements_the_other_readers_miss():
+    """Tuning-half statements (training material) that only the model raises: the mechanism;
+    how far it generalises is what the held-out halves measure."""
+    added = _tuning_statements_where(
+        lambda s: s["escalate"]
+        and _floor(f"Patient: {s['text']}", model_reader=False) not in ("high", "imminent")
+        and _floor(f"Patient: {s['text']}") in ("high", "imminent"))
+    assert len(added) >= 10
+    assessment = detect_crisis(f"Patient: {added[0]['text']}")
+    assert [signal.kind for signal in assessment.signals] == [RISK_STATEMENT]
+
+
+def test_it_never_lowers_or_replaces_what_the_other_readers_find():
+    order = ["low", "moderate", "high", "imminent"]
+    for statement in split_blind_set()[TUNING]:
+        text = f"Patient: {statement['text']}"
+        without = detect_crisis(text, model_reader=False)
+        with_model = detect_crisis(text)
+        assert order.index(_floor(text)) >= order.index(_floor(text, model_reader=False))
+        if without.level is not None:
+            assert with_model == without
+
+
+def test_ordinary_turns_written_for_the_purpose_are_not_raised():
+    """400 ordinary patient turns written apart from the detector (plans with a time, medicines
+    taken as prescribed, rope, rifles and bridges in hobbies): the model adds no alarm to
+    them. The lexicons raise 15 of them on their own (known; README)."""
+    turns = json.loads((DATA / "ordinary_turns_eval.json").read_text())["turns"]
+    raised = [t for t in turns if _floor(f"Patient: {t}") in ("high", "imminent")]
+    without = [t for t in turns if _floor(f"Patient: {t}", model_reader=False)
+               in ("high", "imminent")]
+    assert raised == without
+    assert len(raised) <= 15
+
+
+@pytest.mark.parametrize("text", [
+    "Patient: I'm going to kill myself on Friday.",
+    "Patient: I have the rope in the garage and I plan to hang myself tonight.",
+    "Patient: I really want to die. I have the pills saved up for Friday.",
+])
+def test_imminent_findings_are_never_doubted(text):
+    assert detect_crisis(text).level == "imminent"
+
+
+def test_only_turns_naming_something_of_risk_are_read():
+    from services.analysis.crisis import _model_scores
+    from services.analysis.crisis.concepts import read_turn
+
+    turns = split_turns(normalize_text(
+        "Clinician: How was your week?\n"
+        "Patient: Fine. Work was long but my team is nice.\n"
+        "Clinician: And the new job?\n"
+        "Patient: Busy, but I like my team.\n"
+        "Patient: Some nights I think everyone would be better off if I was dead."))
+    readings = {i: read_turn(t.text) for i, t in enumerate(turns) if t.role != "clinician"}
+    assert set(_model_scores(turns, readings)) == {4}
+
+
+def test_long_turns_are_read_in_windows_of_whole_sentences():
+    text = " ".join(f"Sentence number {i} has exactly seven words." for i in range(30))
+    windows = model_reader.windows(text)
+    assert len(windows) > 1
+    assert " ".join(windows) == text
+    assert model_reader.windows("I want to go home. Now!") == ["I want to go home. Now!"]
+    assert all(len(w.split()) <= model_reader.WINDOW_WORDS for w in windows)
+
+
+def test_a_disclosure_late_in_a_long_turn_is_read():
+    filler = " ".join(["Work has been busy and the commute is long."] * 20)
+    text = f"Patient: {filler} Honestly I want to kill myself, I have the pills ready."
+    assert detect_crisis(text).level in ("high", "imminent")
+
+
+def test_the_training_script_never_reads_the_held_out_halves():
+    import importlib.util
+
+    root = Path(__file__).resolve().parents[2]
+    spec = importlib.util.spec_from_file_location(
+        "train_crisis_reader", root / "scripts" / "train_crisis_reader.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    source = (root / "scripts" / "train_crisis_model.py").read_text()
+    # It trains on the tuning halves and the extra material, as the word-count reader does.
+    assert "split_blind_set()[TUNING], extra_material(None)" in source
+    assert "HELD_OUT" not in source
+    seen = {row["text"] for row in split_blind_set()[TUNING] + module.extra_material()}
+    assert not any(s["text"] in seen for s in split_blind_set()[HELD_OUT])
