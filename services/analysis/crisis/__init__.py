@@ -96,20 +96,12 @@ def assess_turns(turns: list[Turn], *, trained_reader: bool = True,
     review: dict[str, CrisisSignal] = {}
     phrase_turns: list[Turn] = []
     last_context = -CONTEXT_TURNS - 1
-    read_as_risk: CrisisSignal | None = None
-    readings = {index: concepts.read_turn(turn.text) for index, turn in enumerate(turns)
-                if turn.role != ROLE_CLINICIAN}
-    model_scores = _model_scores(turns, readings) if model_reader else {}
+    readings: dict[int, list[Sentence]] = {}
     for index, turn in enumerate(turns):
         if turn.role == ROLE_CLINICIAN:
             phrase_turns.append(turn)
             continue
-        sentences = readings[index]
-        if read_as_risk is None and model_scores.get(index, 0.0) >= \
-                language_model.model().escalate_at:
-            read_as_risk = _risk_statement(turn.text)
-        if trained_reader and read_as_risk is None:
-            read_as_risk = _trained_reading(turn.text, sentences)
+        sentences = readings[index] = concepts.read_turn(turn.text)
         if concepts.turn_is_resolved(sentences):
             # "I wanted to die after my divorce, but that's long passed": history, not risk.
             phrase_turns.append(Turn(turn.role, ""))
@@ -141,10 +133,13 @@ def assess_turns(turns: list[Turn], *, trained_reader: bool = True,
         held = merged.get(kind)
         if held is None or (held.level == HIGH and signal.level == IMMINENT):
             merged[kind] = signal
-    if read_as_risk is not None and not merged.keys() - {HOMICIDAL_IDEATION}:
-        # The trained reader only ever adds: it speaks where the lexicons found no self-harm or
-        # suicide signal.
-        merged[RISK_STATEMENT] = read_as_risk
+    if not merged.keys() - {HOMICIDAL_IDEATION}:
+        # The trained readers only ever add: they speak where the lexicons found no self-harm
+        # or suicide signal (and are not asked otherwise).
+        read_as_risk = _first_read_as_risk(turns, readings, trained_reader=trained_reader,
+                                           model_reader=model_reader)
+        if read_as_risk is not None:
+            merged[RISK_STATEMENT] = read_as_risk
     ordered = tuple(merged[kind] for kind in SIGNAL_KINDS if kind in merged)
     return CrisisAssessment(signals=ordered, level=assessment_level(ordered),
                             review=tuple(review.values()))
@@ -156,6 +151,19 @@ def _trained_reading(text: str, sentences: list[Sentence]) -> CrisisSignal | Non
     if not reader.worth_reading(sentences) or reader.score(text) < reader.model().escalate_at:
         return None
     return _risk_statement(text)
+
+
+def _first_read_as_risk(turns: list[Turn], readings: dict[int, list[Sentence]], *,
+                        trained_reader: bool, model_reader: bool) -> CrisisSignal | None:
+    """A ``high`` signal for the first patient turn that the language model (at its threshold)
+    or the word reader reads as a current risk disclosure."""
+    scores = _model_scores(turns, readings) if model_reader else {}
+    for index, sentences in readings.items():
+        if scores.get(index, 0.0) >= language_model.model().escalate_at:
+            return _risk_statement(turns[index].text)
+        if trained_reader and (signal := _trained_reading(turns[index].text, sentences)):
+            return signal
+    return None
 
 
 def _model_scores(turns: list[Turn], readings: dict[int, list[Sentence]]) -> dict[int, float]:
