@@ -5,6 +5,7 @@ temporary package rather than kept as a copy in the tree."""
 from __future__ import annotations
 
 import importlib
+import json
 import statistics
 import subprocess
 import sys
@@ -39,6 +40,28 @@ def corpus_transcript(words: int) -> str:
                 count += len(line.split())
                 if count >= words:
                     return "\n".join(lines)
+    return "\n".join(lines)
+
+
+def quiet_transcript(words: int) -> str:
+    """The worst case for the language model: ordinary patient turns, all different, none of
+    which the lexicons raise (so no signal stops it early), every one it would read at all
+    (a medicine, a plan, a time, rope or a rifle), between clinician questions, up to
+    ``words``: each is read by the model."""
+    from services.analysis.crisis import detect_crisis, language_model
+    from services.analysis.crisis.reading import read_turn
+
+    turns = json.loads((PROJECT_ROOT / "tests" / "services" / "data" /
+                        "ordinary_turns_eval.json").read_text(encoding="utf-8"))["turns"]
+    read = [t for t in turns if detect_crisis(f"Patient: {t}").level is None and any(
+        m.concept in language_model.GATE_CONCEPTS for s in read_turn(t) for m in s.mentions)]
+    lines: list[str] = []
+    count = 0
+    for turn in read * (1 + words // max(1, sum(len(t.split()) for t in read))):
+        lines += ["Clinician: Tell me more about that.", f"Patient: {turn}"]
+        count += len(turn.split()) + 5
+        if count >= words:
+            break
     return "\n".join(lines)
 
 
@@ -85,7 +108,8 @@ def safety_figures(workdir: Path, duration_s: int, connections: int) -> list[Row
     baseline = _baseline_detector(workdir)
     rows: list[Row] = []
     texts = (("ordinary session", transcript(WORDS) + "\n" + DISCLOSURE),
-             ("risk-dense corpus", corpus_transcript(WORDS)))
+             ("risk-dense corpus", corpus_transcript(WORDS)),
+             ("distinct ordinary turns, no crisis language", quiet_transcript(WORDS)))
     for label, text in texts:
         old = _timings_ms(baseline, text, duration_s / 4)
         new = _timings_ms(detect_crisis, text, duration_s / 4)
