@@ -3,6 +3,7 @@ the tests start the server exactly as users do. HOST, PORT, WEB_CONCURRENCY and 
 adjust it."""
 
 import os
+import sys
 
 bind = f"{os.environ.get('HOST', '127.0.0.1')}:{os.environ.get('PORT', '8000')}"
 workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
@@ -24,7 +25,9 @@ reuse_port = True
 
 def when_ready(server) -> None:
     # Load the crisis detector's language model in the master, before the workers fork: they
-    # share its pages instead of each loading a copy on its first analysis.
-    from services.analysis.crisis import model_reader
-
-    model_reader.model()
+    # share its pages instead of each loading a copy on its first analysis. Only when the app
+    # preloaded is this service (another app run with this file, as the benchmark's
+    # hello-world, does not import it).
+    model_reader = sys.modules.get("services.analysis.crisis.model_reader")
+    if model_reader is not None:
+        model_reader.model()
