@@ -44,17 +44,18 @@ def corpus_transcript(words: int) -> str:
 
 
 def quiet_transcript(words: int) -> str:
-    """The worst case for the language model: ordinary patient turns, all different, none of
-    which the lexicons raise (so no signal stops it early), every one it would read at all
-    (a medicine, a plan, a time, rope or a rifle), between clinician questions, up to
-    ``words``: each is read by the model."""
-    from services.analysis.crisis import detect_crisis, language_model
+    """The worst case for the language model: ordinary patient turns that the lexicons do not
+    raise (so no signal spares the model any turn) and that each name something it reads (a
+    medicine, a plan, a time, rope or a rifle), between clinician questions, up to ``words``
+    (the 185 such turns of the evaluation set, the first 56 of them said twice)."""
+    from services.analysis.crisis import detect_crisis
+    from services.analysis.crisis.model_reader import GATE_CONCEPTS
     from services.analysis.crisis.reading import read_turn
 
     turns = json.loads((PROJECT_ROOT / "tests" / "services" / "data" /
                         "ordinary_turns_eval.json").read_text(encoding="utf-8"))["turns"]
     read = [t for t in turns if detect_crisis(f"Patient: {t}").level is None and any(
-        m.concept in language_model.GATE_CONCEPTS for s in read_turn(t) for m in s.mentions)]
+        m.concept in GATE_CONCEPTS for s in read_turn(t) for m in s.mentions)]
     lines: list[str] = []
     count = 0
     for turn in read * (1 + words // max(1, sum(len(t.split()) for t in read))):
@@ -109,7 +110,7 @@ def safety_figures(workdir: Path, duration_s: int, connections: int) -> list[Row
     rows: list[Row] = []
     texts = (("ordinary session", transcript(WORDS) + "\n" + DISCLOSURE),
              ("risk-dense corpus", corpus_transcript(WORDS)),
-             ("distinct ordinary turns, no crisis language", quiet_transcript(WORDS)))
+             ("ordinary talk the language model reads (185 turns)", quiet_transcript(WORDS)))
     for label, text in texts:
         old = _timings_ms(baseline, text, duration_s / 4)
         new = _timings_ms(detect_crisis, text, duration_s / 4)
