@@ -1,0 +1,57 @@
+"""The safety floor's language model in the processes users run: gunicorn's workers (the model
+loaded by the master before fork) and the RQ worker's forked job (loaded by the worker)."""
+
+from __future__ import annotations
+
+from services.analysis.crisis import apply_safety_floor, detect_crisis
+from tests.e2e.service import Client
+from tests.services.crisis_blind import TUNING, split_blind_set
+
+FACTOR = "reads as current suicide or self-harm risk"
+
+
+def _only_the_model_raises() -> str:
+    """A tuning-half statement that the lexicons and the word reader leave below high and the
+    language model raises (training material: this shows the processes run the model)."""
+    for statement in split_blind_set()[TUNING]:
+        text = f"Patient: {statement['text']}"
+        without = apply_safety_floor({"level": "low"}, detect_crisis(text, model_reader=False))
+        if statement["escalate"] and without["level"] in ("low", "moderate") and \
+                detect_crisis(text).level == "high":
+            return statement["text"]
+    raise AssertionError("no statement that only the language model raises")
+
+
+def test_the_web_process_reads_with_the_language_model(clinic: Client) -> None:
+    statement = _only_the_model_raises()
+    response = clinic.call("POST", "/api/therapy/analyze-session",
+                           {"session_transcript": f"Patient: {statement}"})
+    assert response.status_code == 200, response.text
+    risk = response.json()["riskAssessment"]
+    assert risk["level"] == "high"
+    assert any(FACTOR in factor for factor in risk["factors"])
+
+
+def test_the_workers_analysis_reads_with_the_language_model(clinic: Client) -> None:
+    statement = _only_the_model_raises()
+    created = clinic.call("POST", "/api/therapy-sessions", {
+        "patient_id": "pat-safety-e2e", "provider_id": "prov-e2e",
+        "session_date": "2026-11-20T15:00:00Z"})
+    assert created.status_code == 201, created.text
+    session_id = created.json()["id"]
+    started = clinic.call("POST", "/api/clinical/start", {"session_id": session_id})
+    assert started.status_code == 201, started.text
+    clinical_id = started.json()["clinical_session_id"]
+    for speaker, text in (("clinician", "How have things been this week?"),
+                          ("patient", statement)):
+        chunk = clinic.call("POST", f"/api/clinical/{clinical_id}/transcript",
+                            {"speaker": speaker, "text": text})
+        assert chunk.status_code == 201, chunk.text
+    assert clinic.call("POST", f"/api/clinical/{clinical_id}/stop").status_code == 202
+    clinic.wait_for(f"/api/therapy-sessions/{session_id}",
+                    lambda body: body.get("analysis_status") == "succeeded")
+    analysis = clinic.call("GET", f"/api/therapy-sessions/{session_id}/analysis")
+    assert analysis.status_code == 200
+    risk = analysis.json()["riskAssessment"]
+    assert risk["level"] == "high"
+    assert any(FACTOR in factor for factor in risk["factors"])
