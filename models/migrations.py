@@ -143,6 +143,13 @@ def _m007_session_list_order() -> None:
                    "ON therapy_session (organization_id, session_date DESC, id)")
 
 
+def _m008_drop_date_index() -> None:
+    # (organization, session_date) duplicates the list-order index's leading columns: it costs
+    # every insert and, before the table has statistics, PostgreSQL's planner picks it for a
+    # list page and sorts all of the organization's sessions instead of reading 20 entries.
+    db.execute_sql("DROP INDEX IF EXISTS therapy_session_organization_id_session_date")
+
+
 MIGRATIONS: tuple[tuple[int, str, Callable[[], None]], ...] = (
     (1, "organizations, tokens, audit log, templates, therapy sessions, jobs, usage",
      _m001_foundation),
@@ -153,6 +160,7 @@ MIGRATIONS: tuple[tuple[int, str, Callable[[], None]], ...] = (
     (6, "provisioning jobs, members, payment methods, usage slot sums and index",
      _m006_organizations_billing),
     (7, "session list order index", _m007_session_list_order),
+    (8, "drop the session date index the list-order index covers", _m008_drop_date_index),
 )
 
 

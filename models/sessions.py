@@ -35,7 +35,6 @@ class TherapySession(BaseModel):
 
     class Meta:
         indexes = (
-            (("organization", "session_date"), False),
             (("organization", "patient_id"), False),
             (("organization", "provider_id"), False),
         )
