@@ -12,6 +12,7 @@ import pytest
 from services.analysis.crisis import (
     RISK_STATEMENT,
     apply_safety_floor,
+    concepts,
     detect_crisis,
     model_reader,
 )
@@ -142,3 +143,31 @@ def test_the_training_script_never_reads_the_held_out_halves():
     assert "HELD_OUT" not in source
     seen = {row["text"] for row in split_blind_set()[TUNING] + module.extra_material()}
     assert not any(s["text"] in seen for s in split_blind_set()[HELD_OUT])
+
+
+@pytest.mark.parametrize(("text", "timed"), [
+    ("I'm going home to my father on Sunday.", True),
+    ("tmrw nite after my shift im going 2 the bridge", True),
+    ("After the hearing on Wednesday I'll drive out to the reservoir.", True),
+    ("I went to the reservoir on Sunday.", False),  # a time gone by
+    ("Every other weekend I'll have the kids.", False),  # recurring
+    ("My husband says he will find me whenever I leave.", False),  # someone else's
+    ("I'm going home to my father.", False),  # no time
+])
+def test_a_time_to_come_is_the_patients_own_and_ahead(text, timed):
+    assert concepts.time_to_come(concepts.read_turn(text)) is timed
+
+
+def test_a_disclosure_only_the_readers_catch_is_imminent_when_it_sets_a_time():
+    """Intent with a time is imminent (the issue's rule) also where only the trained readers
+    recognise the intent: on the tuning half, the statements they raise with a time set are
+    the ones their writers expected at imminent, and only those."""
+    levels = {}
+    for statement in split_blind_set()[TUNING]:
+        signals = detect_crisis(f"Patient: {statement['text']}").signals
+        if [signal.kind for signal in signals] == [RISK_STATEMENT]:
+            levels[statement["id"]] = (signals[0].level, statement["expected_band"])
+    timed = [expected for level, expected in levels.values() if level == "imminent"]
+    assert len(timed) >= 3
+    assert set(timed) == {"imminent"}
+    assert sum(1 for level, _ in levels.values() if level == "high") >= 50

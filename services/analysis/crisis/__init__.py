@@ -145,12 +145,10 @@ def assess_turns(turns: list[Turn], *, trained_reader: bool = True,
                             review=tuple(review.values()))
 
 
-def _trained_reading(text: str, sentences: list[Sentence]) -> CrisisSignal | None:
-    """A ``high`` signal when the trained reader rates a patient turn that names something of
-    risk (death, self-harm, a method or means, a farewell …) as a current risk disclosure."""
-    if not reader.worth_reading(sentences) or reader.score(text) < reader.model().escalate_at:
-        return None
-    return _risk_statement(text)
+def _trained_reading(text: str, sentences: list[Sentence]) -> bool:
+    """Whether the trained reader rates a patient turn that names something of risk (death,
+    self-harm, a method or means, a farewell …) as a current risk disclosure."""
+    return reader.worth_reading(sentences) and reader.score(text) >= reader.model().escalate_at
 
 
 def _first_read_as_risk(turns: list[Turn], readings: dict[int, list[Sentence]], *,
@@ -159,10 +157,12 @@ def _first_read_as_risk(turns: list[Turn], readings: dict[int, list[Sentence]], 
     or the word reader reads as a current risk disclosure."""
     scores = _model_scores(turns, readings) if model_reader else {}
     for index, sentences in readings.items():
-        if scores.get(index, 0.0) >= language_model.model().escalate_at:
-            return _risk_statement(turns[index].text)
-        if trained_reader and (signal := _trained_reading(turns[index].text, sentences)):
-            return signal
+        if scores.get(index, 0.0) >= language_model.model().escalate_at or (
+                trained_reader and _trained_reading(turns[index].text, sentences)):
+            # Read as a current disclosure, and the patient sets a time for it: intent with a
+            # time ("I'm going home to Jesus on Sunday"), imminent.
+            return _risk_statement(turns[index].text,
+                                   timed=concepts.time_to_come(sentences))
     return None
 
 
@@ -184,7 +184,10 @@ def _model_scores(turns: list[Turn], readings: dict[int, list[Sentence]]) -> dic
     return best
 
 
-def _risk_statement(text: str) -> CrisisSignal:
+def _risk_statement(text: str, timed: bool = False) -> CrisisSignal:
     words = text.split()
     quote = " ".join(words[:MAX_QUOTE_WORDS]) + ("…" if len(words) > MAX_QUOTE_WORDS else "")
-    return CrisisSignal(RISK_STATEMENT, statement_factor(RISK_STATEMENT, quote), HIGH)
+    factor = statement_factor(RISK_STATEMENT, quote)
+    if timed:
+        factor = factor.replace(" ('", ", with a time set ('", 1)
+    return CrisisSignal(RISK_STATEMENT, factor, IMMINENT if timed else HIGH)

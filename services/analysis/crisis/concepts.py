@@ -750,3 +750,30 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
         if "hopeless" not in own and doubted is not None and _life_doubted(sentence, doubted):
             add(REVIEW, doubted, cue="hopeless")  # "I can't imagine things ever being okay"
     return findings
+
+
+# Just before a time word: a recurring time ("every other weekend") or a condition ("if I
+# leave") sets no time.
+_NOT_SET = frozenset({"every", "each", "if", "unless"})
+
+
+def time_to_come(sentences: list[Sentence]) -> bool:
+    """A sentence in which the patient sets a time to come for what they say: a time word
+    ("Sunday", "tomorrow night", "after my shift") with the patient's own present or future
+    ("I'm going", "I'll", "gonna"). A recurring or conditional time and someone else's
+    future ("he will find me whenever") set none."""
+    for number, sentence in enumerate(sentences):
+        timed = any(m.concept == "time" and not _NOT_SET.intersection(sentence.words[
+            max(0, m.start - sentence.offset - 2):m.start - sentence.offset])
+            for m in sentence.mentions)
+        if not timed:
+            continue
+        ahead = [m for m in sentence.mentions if m.concept == "intent"] + [
+            Mention("intent", sentence.offset + i, sentence.offset + i + 1, number)
+            for i, word in enumerate(sentence.words) if word in _PRESENT_OR_FUTURE]
+        # "going to the bridge tomorrow night": a patient's sentence with no subject is theirs.
+        if any(m.start == sentence.offset or ("i" in sentence.words
+                                              and not _about_someone_else(sentence, m))
+               for m in ahead):
+            return True
+    return False
