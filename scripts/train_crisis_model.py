@@ -183,14 +183,57 @@ def cross_validate(tuning: list[dict], extra: list[dict]) -> None:
               f"{alarms / calm:6.1%}{extra_note}")
 
 
+def validate_on_writers(tuning: list[dict], extra: list[dict], writers: list[str]) -> None:
+    """Train without `writers`' tuning halves, then score those halves: the lexicons alone,
+    with the model adding at each threshold, and with the model sending the lexicons'
+    findings it rates below a floor to review (moderate) instead of high."""
+    from services.analysis.crisis import apply_safety_floor, detect_crisis
+
+    train = [s for s in tuning if writer(s) not in writers] + extra
+    test = [s for s in tuning if writer(s) in writers]
+    started = time.monotonic()
+    tokenizer, model = fit(train)
+    print(f"trained on {len(train)} rows in {time.monotonic() - started:.0f} s; "
+          f"scoring {len(test)} statements of {', '.join(writers)}")
+    scores = torch_scores(tokenizer, model, [s["text"] for s in test])
+    ordinary = json.loads((ROOT / "tests/services/data/ordinary_turns_eval.json")
+                          .read_text())["turns"]
+    ordinary_scores = torch_scores(tokenizer, model, ordinary)
+    truth = np.array([s["escalate"] for s in test])
+    levels = [apply_safety_floor({"level": "low"}, detect_crisis(
+        f"Patient: {s['text']}", model_reader=False))["level"] for s in test]
+    lexicons = np.array([level in ("high", "imminent") for level in levels])
+    imminent = np.array([level == "imminent" for level in levels])
+
+    def line(name: str, raised: np.ndarray, note: str = "") -> None:
+        print(f"  {name:22s} recall {raised[truth].sum()}/{truth.sum()} "
+              f"({raised[truth].mean():.1%})  false alarms {raised[~truth].sum()}/"
+              f"{(~truth).sum()} ({raised[~truth].mean():.1%}){note}")
+
+    line("lexicons", lexicons)
+    line("model alone 0.5", scores >= 0.5)
+    for t in (0.7, 0.9, 0.97, 0.99, 0.995):
+        line(f"lexicons + model {t}", lexicons | (scores >= t),
+             f"  ordinary turns raised {(ordinary_scores >= t).sum()}/{len(ordinary)}")
+    for floor in (0.001, 0.005, 0.01, 0.05):
+        kept = lexicons & ((scores >= floor) | imminent)
+        line(f"review below {floor}", kept | (scores >= 0.995))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cross-validate", action="store_true")
+    parser.add_argument("--validate-on-writers", nargs="*", metavar="WRITER",
+                        help="train without these writers' tuning halves (e.g. w12 w13) and "
+                             "score them")
     args = parser.parse_args()
     torch.set_num_threads(os.cpu_count() or 1)
     tuning, extra = split_blind_set()[TUNING], extra_material(None)
     if args.cross_validate:
         cross_validate(tuning, extra)
+        return 0
+    if args.validate_on_writers:
+        validate_on_writers(tuning, extra, args.validate_on_writers)
         return 0
     tokenizer, model = fit(tuning + extra)
     export(tokenizer, model, MODEL_DIR)
