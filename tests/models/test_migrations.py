@@ -81,3 +81,19 @@ def test_a_session_list_page_is_read_in_index_order(app, database_kind):
         finally:
             db.execute_sql("RESET enable_seqscan")
         assert "therapy_session_list_order" in plan and "Sort" not in plan
+
+
+def _index_names() -> set[str]:
+    return {index.name for index in db.get_indexes("therapy_session")}
+
+
+def test_the_date_index_the_list_order_index_covers_is_dropped(app):
+    # A database made before version 8 has it; migrating drops it, and a new one never has it.
+    assert "therapy_session_organization_id_session_date" not in _index_names()
+    db.execute_sql("CREATE INDEX therapy_session_organization_id_session_date "
+                   "ON therapy_session (organization_id, session_date)")
+    SchemaMigration.delete().where(SchemaMigration.version == 8).execute()
+    with db.connection_context():
+        assert migrate() == [8]
+    assert "therapy_session_organization_id_session_date" not in _index_names()
+    assert "therapy_session_list_order" in _index_names()
