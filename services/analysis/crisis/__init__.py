@@ -137,7 +137,7 @@ def assess_turns(turns: list[Turn], *, trained_reader: bool = True,
         # The trained readers only ever add: they speak where the lexicons found no self-harm
         # or suicide signal (and are not asked otherwise).
         read_as_risk = _first_read_as_risk(turns, readings, trained_reader=trained_reader,
-                                           model_reader=model_reader)
+                                           score=_TurnScores() if model_reader else None)
         if read_as_risk is not None:
             merged[RISK_STATEMENT] = read_as_risk
     ordered = tuple(merged[kind] for kind in SIGNAL_KINDS if kind in merged)
@@ -152,42 +152,46 @@ def _trained_reading(text: str, sentences: list[Sentence]) -> bool:
 
 
 def _first_read_as_risk(turns: list[Turn], readings: dict[int, list[Sentence]], *,
-                        trained_reader: bool, model_reader: bool) -> CrisisSignal | None:
+                        trained_reader: bool, score: _TurnScores | None) -> CrisisSignal | None:
     """A ``high`` signal for the first patient turn that the language model (at its threshold)
-    or the word reader reads as a current risk disclosure."""
-    scores = _model_scores(turns, readings) if model_reader else {}
+    or the word reader reads as a current risk disclosure; ``imminent`` when the patient sets
+    a time for it. The model reads the turns that name something of risk, a method, means or
+    a plan (asserted or not)."""
     for index, sentences in readings.items():
-        if scores.get(index, 0.0) >= language_model.model().escalate_at or (
-                trained_reader and _trained_reading(turns[index].text, sentences)):
-            # Read as a current disclosure, and the patient sets a time for it: intent with a
-            # time ("I'm going home to Jesus on Sunday"), imminent.
-            return _risk_statement(turns[index].text,
-                                   timed=concepts.time_to_come(sentences))
+        text = turns[index].text
+        read = score is not None and _gated(sentences) and \
+            score(text) >= language_model.model().escalate_at
+        if read or (trained_reader and _trained_reading(text, sentences)):
+            # Intent with a time ("I'm going home to Jesus on Sunday"): imminent.
+            return _risk_statement(text, timed=concepts.time_to_come(sentences))
     return None
 
 
-def _model_scores(turns: list[Turn], readings: dict[int, list[Sentence]]) -> dict[int, float]:
-    """The language model's score of each patient turn that names something of risk, a method,
-    means or a plan (asserted or not): the highest of its windows."""
-    windows: list[str] = []
-    owners: list[int] = []
-    for index, sentences in readings.items():
-        if not any(m.concept in language_model.GATE_CONCEPTS for s in sentences
-                   for m in s.mentions):
-            continue
-        for window in language_model.windows(turns[index].text):
-            windows.append(window)
-            owners.append(index)
-    best: dict[int, float] = {}
-    for index, score in zip(owners, language_model.scores(windows), strict=True):
-        best[index] = max(score, best.get(index, 0.0))
-    return best
+def _gated(sentences: list[Sentence]) -> bool:
+    return any(m.concept in language_model.GATE_CONCEPTS for s in sentences for m in s.mentions)
+
+
+class _TurnScores:
+    """The language model's score of a turn's text (the highest of its windows), each
+    distinct text read once per transcript."""
+
+    def __init__(self) -> None:
+        self.known: dict[str, float] = {}
+
+    def __call__(self, text: str) -> float:
+        known = self.known.get(text)
+        if known is None:
+            known = self.known[text] = max(language_model.scores(language_model.windows(text)))
+        return known
+
+
+def _quote(text: str) -> str:
+    words = text.split()
+    return " ".join(words[:MAX_QUOTE_WORDS]) + ("…" if len(words) > MAX_QUOTE_WORDS else "")
 
 
 def _risk_statement(text: str, timed: bool = False) -> CrisisSignal:
-    words = text.split()
-    quote = " ".join(words[:MAX_QUOTE_WORDS]) + ("…" if len(words) > MAX_QUOTE_WORDS else "")
-    factor = statement_factor(RISK_STATEMENT, quote)
+    factor = statement_factor(RISK_STATEMENT, _quote(text))
     if timed:
         factor = factor.replace(" ('", ", with a time set ('", 1)
     return CrisisSignal(RISK_STATEMENT, factor, IMMINENT if timed else HIGH)
