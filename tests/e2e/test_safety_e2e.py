@@ -55,3 +55,18 @@ def test_the_workers_analysis_reads_with_the_language_model(clinic: Client) -> N
     risk = analysis.json()["riskAssessment"]
     assert risk["level"] == "high"
     assert any(FACTOR in factor for factor in risk["factors"])
+
+
+def test_a_disclosure_only_the_model_reads_is_imminent_with_a_time_set(clinic: Client) -> None:
+    """Intent with a time is imminent, also where only the language model reads the intent."""
+    timed = [s["text"] for s in split_blind_set()[TUNING] if s["escalate"]
+             and [(signal.kind, signal.level) for signal in
+                  detect_crisis(f"Patient: {s['text']}").signals] == [("risk_statement",
+                                                                       "imminent")]]
+    assert timed, "no tuning-half statement that only the trained readers raise, timed"
+    response = clinic.call("POST", "/api/therapy/analyze-session",
+                           {"session_transcript": f"Patient: {timed[0]}"})
+    assert response.status_code == 200, response.text
+    risk = response.json()["riskAssessment"]
+    assert risk["level"] == "imminent"
+    assert any("with a time set" in factor for factor in risk["factors"])
