@@ -199,7 +199,5 @@ def _quote(text: str) -> str:
 
 
 def _risk_statement(text: str, timed: bool = False) -> CrisisSignal:
-    factor = statement_factor(RISK_STATEMENT, _quote(text))
-    if timed:
-        factor = factor.replace(" ('", ", with a time set ('", 1)
+    factor = statement_factor(RISK_STATEMENT, _quote(text), ", with a time set" if timed else "")
     return CrisisSignal(RISK_STATEMENT, factor, IMMINENT if timed else HIGH)

@@ -1117,9 +1117,10 @@ def _string_list(value: object) -> list[str]:
     return [item for item in value if isinstance(item, str) and item.strip()]
 
 
-def statement_factor(kind: str, quote: str) -> str:
-    """The factor text for a signal of ``kind`` quoting the patient's words."""
-    return f"{_KIND_STATEMENT[kind]} ('{quote}')"
+def statement_factor(kind: str, quote: str, detail: str = "") -> str:
+    """The factor text for a signal of ``kind`` quoting the patient's words (``detail``, e.g.
+    ", with a time set", goes between the statement and the quote)."""
+    return f"{_KIND_STATEMENT[kind]}{detail} ('{quote}')"
 
 
 def assessment_level(signals: tuple[CrisisSignal, ...]) -> str | None:
