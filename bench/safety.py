@@ -49,13 +49,13 @@ def quiet_transcript(words: int) -> str:
     medicine, a plan, a time, rope or a rifle), between clinician questions, up to ``words``
     (the 185 such turns of the evaluation set, the first 56 of them said twice)."""
     from services.analysis.crisis import detect_crisis
-    from services.analysis.crisis.model_reader import GATE_CONCEPTS
+    from services.analysis.crisis.model_reader import reads
     from services.analysis.crisis.reading import read_turn
 
     turns = json.loads((PROJECT_ROOT / "tests" / "services" / "data" /
                         "ordinary_turns_eval.json").read_text(encoding="utf-8"))["turns"]
-    read = [t for t in turns if detect_crisis(f"Patient: {t}").level is None and any(
-        m.concept in GATE_CONCEPTS for s in read_turn(t) for m in s.mentions)]
+    read = [t for t in turns if detect_crisis(f"Patient: {t}").level is None
+            and reads(read_turn(t))]
     lines: list[str] = []
     count = 0
     for turn in read * (1 + words // max(1, sum(len(t.split()) for t in read))):

@@ -101,7 +101,6 @@ def test_imminent_findings_are_never_doubted(text):
 
 
 def test_only_turns_naming_something_of_risk_are_read():
-    from services.analysis.crisis import _gated
     from services.analysis.crisis.concepts import read_turn
 
     turns = split_turns(normalize_text(
@@ -111,7 +110,8 @@ def test_only_turns_naming_something_of_risk_are_read():
         "Patient: Busy, but I like my team.\n"
         "Patient: Some nights I think everyone would be better off if I was dead."))
     readings = {i: read_turn(t.text) for i, t in enumerate(turns) if t.role != "clinician"}
-    assert [index for index, sentences in readings.items() if _gated(sentences)] == [4]
+    assert [index for index, sentences in readings.items()
+            if model_reader.reads(sentences)] == [4]
 
 
 def test_long_turns_are_read_in_windows_of_whole_sentences():
@@ -177,13 +177,12 @@ def test_a_turn_naming_a_word_of_risk_is_read_at_a_lower_threshold():
     """Ordinary life is full of plans and pills, much less of words of death and self-harm: a
     turn naming only a plan or means needs the model near certain, one naming a word of risk
     the lexicons did not take as asserted a little less."""
-    from services.analysis.crisis import _threshold
     from services.analysis.crisis.concepts import read_turn
 
     loaded = model_reader.model()
     assert loaded.escalate_at_risk_words < loaded.escalate_at
     plan_only = "I have a plan for the weekend."
-    assert _threshold(read_turn(plan_only)) == loaded.escalate_at
+    assert model_reader.threshold(read_turn(plan_only)) == loaded.escalate_at
     assert loaded.escalate_at_risk_words <= model_reader.scores([plan_only])[0] < \
         loaded.escalate_at
     assert detect_crisis(f"Patient: {plan_only}").level is None
@@ -194,4 +193,4 @@ def test_a_turn_naming_a_word_of_risk_is_read_at_a_lower_threshold():
         and max(model_reader.scores(model_reader.windows(s["text"]))) < loaded.escalate_at)
     assert raised_below_the_plan_threshold
     for statement in raised_below_the_plan_threshold:
-        assert _threshold(read_turn(statement["text"])) == loaded.escalate_at_risk_words
+        assert model_reader.threshold(read_turn(statement["text"])) == loaded.escalate_at_risk_words

@@ -137,7 +137,8 @@ def assess_turns(turns: list[Turn], *, trained_reader: bool = True,
         # The trained readers only ever add: they speak where the lexicons found no self-harm
         # or suicide signal (and are not asked otherwise).
         read_as_risk = _first_read_as_risk(turns, readings, trained_reader=trained_reader,
-                                           score=_TurnScores() if model_reader else None)
+                                           score=language_model.TurnScores() if model_reader
+                                           else None)
         if read_as_risk is not None:
             merged[RISK_STATEMENT] = read_as_risk
     ordered = tuple(merged[kind] for kind in SIGNAL_KINDS if kind in merged)
@@ -152,45 +153,20 @@ def _trained_reading(text: str, sentences: list[Sentence]) -> bool:
 
 
 def _first_read_as_risk(turns: list[Turn], readings: dict[int, list[Sentence]], *,
-                        trained_reader: bool, score: _TurnScores | None) -> CrisisSignal | None:
+                        trained_reader: bool, score: language_model.TurnScores | None
+                        ) -> CrisisSignal | None:
     """A ``high`` signal for the first patient turn that the language model (at its threshold)
     or the word reader reads as a current risk disclosure; ``imminent`` when the patient sets
     a time for it. The model reads the turns that name something of risk, a method, means or
     a plan (asserted or not)."""
     for index, sentences in readings.items():
         text = turns[index].text
-        read = score is not None and _gated(sentences) and score(text) >= _threshold(sentences)
+        read = score is not None and language_model.reads(sentences) and \
+            score(text) >= language_model.threshold(sentences)
         if read or (trained_reader and _trained_reading(text, sentences)):
             # Intent with a time ("I'm going home to Jesus on Sunday"): imminent.
             return _risk_statement(text, timed=concepts.time_to_come(sentences))
     return None
-
-
-def _gated(sentences: list[Sentence]) -> bool:
-    return any(m.concept in language_model.GATE_CONCEPTS for s in sentences for m in s.mentions)
-
-
-def _threshold(sentences: list[Sentence]) -> float:
-    """The model's threshold for a turn: lower where it names a word of risk than where it
-    names only methods, means or plans, of which ordinary life is full."""
-    loaded = language_model.model()
-    if any(m.concept in reader.RISK_CONCEPTS for s in sentences for m in s.mentions):
-        return loaded.escalate_at_risk_words
-    return loaded.escalate_at
-
-
-class _TurnScores:
-    """The language model's score of a turn's text (the highest of its windows), each
-    distinct text read once per transcript."""
-
-    def __init__(self) -> None:
-        self.known: dict[str, float] = {}
-
-    def __call__(self, text: str) -> float:
-        known = self.known.get(text)
-        if known is None:
-            known = self.known[text] = max(language_model.scores(language_model.windows(text)))
-        return known
 
 
 def _quote(text: str) -> str:

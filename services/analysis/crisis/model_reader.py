@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from services.analysis.crisis.reader import RISK_CONCEPTS
+from services.analysis.crisis.reading import Sentence
 
 MODEL_DIR = Path(__file__).with_name("model")
 MODEL_FILE = "crisis_model.onnx"
@@ -112,3 +113,36 @@ def windows(text: str) -> list[str]:
     if current:
         out.append(" ".join(current))
     return out
+
+
+def _names(sentences: list[Sentence], concepts: frozenset[str]) -> bool:
+    return any(m.concept in concepts for s in sentences for m in s.mentions)
+
+
+def reads(sentences: list[Sentence]) -> bool:
+    """Whether the model reads a patient turn: one naming a word of risk, a method, means, a
+    plan or intent (GATE_CONCEPTS), asserted or not."""
+    return _names(sentences, GATE_CONCEPTS)
+
+
+def threshold(sentences: list[Sentence]) -> float:
+    """The score at which a turn the model reads is a risk statement: lower where it names a
+    word of risk than where it names only methods, means or plans, of which ordinary life is
+    full."""
+    loaded = model()
+    return loaded.escalate_at_risk_words if _names(sentences, RISK_CONCEPTS) else \
+        loaded.escalate_at
+
+
+class TurnScores:
+    """The model's score of a turn's text (the highest of its windows), each distinct text
+    read once (one per transcript)."""
+
+    def __init__(self) -> None:
+        self.known: dict[str, float] = {}
+
+    def __call__(self, text: str) -> float:
+        known = self.known.get(text)
+        if known is None:
+            known = self.known[text] = max(scores(windows(text)))
+        return known
