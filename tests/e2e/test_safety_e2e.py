@@ -70,3 +70,19 @@ def test_a_disclosure_only_the_model_reads_is_imminent_with_a_time_set(clinic: C
     risk = response.json()["riskAssessment"]
     assert risk["level"] == "imminent"
     assert any("with a time set" in factor for factor in risk["factors"])
+
+
+def test_a_disclosure_both_trained_readers_agree_on_is_raised(clinic: Client) -> None:
+    """Neither trained reader raises it alone; the running service raises it because both
+    agree (reader_training_plain_b.json, on which neither was trained)."""
+    statement = "i've got fresh marks on my legs, didn't mean to tell you that"
+    for readers in ({"trained_reader": False}, {"model_reader": False}):
+        alone = apply_safety_floor({"level": "low"},
+                                   detect_crisis(f"Patient: {statement}", **readers))
+        assert alone["level"] == "low"
+    response = clinic.call("POST", "/api/therapy/analyze-session",
+                           {"session_transcript": f"Patient: {statement}"})
+    assert response.status_code == 200, response.text
+    risk = response.json()["riskAssessment"]
+    assert risk["level"] == "high"
+    assert any(FACTOR in factor for factor in risk["factors"])

@@ -193,4 +193,41 @@ def test_a_turn_naming_a_word_of_risk_is_read_at_a_lower_threshold():
         and max(model_reader.scores(model_reader.windows(s["text"]))) < loaded.escalate_at)
     assert raised_below_the_plan_threshold
     for statement in raised_below_the_plan_threshold:
-        assert model_reader.threshold(read_turn(statement["text"])) == loaded.escalate_at_risk_words
+        sentences = read_turn(statement["text"])
+        if _floor(f"Patient: {statement['text']}", trained_reader=False) in ("high", "imminent"):
+            # Raised by the model alone (not by its agreement with the word reader).
+            assert model_reader.threshold(sentences) == loaded.escalate_at_risk_words
+
+
+def test_both_readers_agreeing_raise_what_neither_raises_alone():
+    """Where the language model and the word reader both rate a turn as a disclosure, lower
+    thresholds hold than either needs alone; not where the lexicons hold the turn's words of
+    risk at a distance (a denial), and for methods, means and plans only when the word reader
+    is surer. Statements from reader_training_plain_b.json, on which neither reader was
+    trained."""
+    from services.analysis.crisis import reader
+    from services.analysis.crisis.concepts import read_turn
+
+    for text in ("I think about the cold water off the pier. I think it would be peaceful to "
+                 "just go in.",
+                 "i've got fresh marks on my legs, didn't mean to tell you that"):
+        sentences = read_turn(text)
+        model_at, reader_at = model_reader.agreement(sentences)
+        score = model_reader.scores([text])[0]
+        assert model_at <= score < model_reader.threshold(sentences)
+        assert reader.score(text) >= reader_at
+        assert _floor(f"Patient: {text}", trained_reader=False) == "low"
+        assert _floor(f"Patient: {text}", model_reader=False) == "low"
+        assert _floor(f"Patient: {text}") == "high"
+
+    denial = "I don't have any plan to kill myself and I never have."
+    model_at, reader_at = model_reader.agreement(read_turn(denial))
+    assert model_reader.scores([denial])[0] >= model_at
+    assert reader.score(denial) >= reader_at
+    assert concepts.distanced(read_turn(denial), model_reader.GATE_CONCEPTS)
+    assert detect_crisis(f"Patient: {denial}").level is None
+
+    firewood = "I stack the firewood in the garage and split it with the axe in the fall."
+    model_at, reader_at = model_reader.agreement(read_turn(firewood))
+    assert model_reader.scores([firewood])[0] >= model_at > reader_at > reader.score(firewood)
+    assert detect_crisis(f"Patient: {firewood}").level is None

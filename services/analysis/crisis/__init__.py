@@ -152,17 +152,30 @@ def _trained_reading(text: str, sentences: list[Sentence]) -> bool:
     return reader.worth_reading(sentences) and reader.score(text) >= reader.model().escalate_at
 
 
+def _both_agree(text: str, sentences: list[Sentence], model_score: float) -> bool:
+    """Whether the language model and the word reader both rate a turn as a disclosure, at
+    thresholds lower than either needs alone, and the lexicons hold none of its words of risk
+    at a distance (denied, hypothetical, someone else's): both readers take "I don't have any
+    plan to kill myself" for one."""
+    model_at, reader_at = language_model.agreement(sentences)
+    return model_score >= model_at and reader.score(text) >= reader_at and \
+        not concepts.distanced(sentences, language_model.GATE_CONCEPTS)
+
+
 def _first_read_as_risk(turns: list[Turn], readings: dict[int, list[Sentence]], *,
                         trained_reader: bool, score: language_model.TurnScores | None
                         ) -> CrisisSignal | None:
-    """A ``high`` signal for the first patient turn that the language model (at its threshold)
-    or the word reader reads as a current risk disclosure; ``imminent`` when the patient sets
-    a time for it. The model reads the turns that name something of risk, a method, means or
-    a plan (asserted or not)."""
+    """A ``high`` signal for the first patient turn that the language model (at its threshold),
+    the word reader, or both together read as a current risk disclosure; ``imminent`` when
+    the patient sets a time for it. The model reads the turns that name something of risk, a
+    method, means or a plan (asserted or not)."""
     for index, sentences in readings.items():
         text = turns[index].text
-        read = score is not None and language_model.reads(sentences) and \
-            score(text) >= language_model.threshold(sentences)
+        read = False
+        if score is not None and language_model.reads(sentences):
+            model_score = score(text)
+            read = model_score >= language_model.threshold(sentences) or (
+                trained_reader and _both_agree(text, sentences, model_score))
         if read or (trained_reader and _trained_reading(text, sentences)):
             # Intent with a time ("I'm going home to Jesus on Sunday"): imminent.
             return _risk_statement(text, timed=concepts.time_to_come(sentences))

@@ -206,6 +206,17 @@ def qualified(sentences: list[Sentence]) -> bool:
     return not acts and bool(found & {"thought", "self_kill", "death_wish", "death_weak"})
 
 
+def distanced(sentences: list[Sentence], names: frozenset[str]) -> bool:
+    """Whether the turn holds any of the named concepts at a distance: denied, hypothetical or
+    someone else's, or the whole turn studied, long past or resolved ("I don't have any plan
+    to kill myself"). Word counts and a sentence encoder both read such a turn as risk."""
+    if qualified(sentences) or turn_is_resolved(sentences):
+        return True
+    return any(m.concept in names and (_negated(s, m) or _hypothetical(s, m)
+                                       or _about_someone_else(s, m))
+               for s in sentences for m in s.mentions)
+
+
 def turn_is_resolved(sentences: list[Sentence]) -> bool:
     """A turn that says the risk is over ("that's long passed and I'm hopeful now") and does
     not bring it back ("again", "still", "lately")."""

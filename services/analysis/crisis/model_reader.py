@@ -50,6 +50,11 @@ class LoadedModel:
     # The same for a turn naming a word of risk (RISK_CONCEPTS) the lexicons did not take as
     # asserted; methods, means and plans alone need escalate_at.
     escalate_at_risk_words: float
+    # Lower thresholds where the word-count reader agrees (both at or above theirs): each
+    # reader's errors are partly its own, so agreement is evidence neither gives alone.
+    # (model, word reader) for a turn naming only methods, means or plans / a word of risk.
+    agree_at: tuple[float, float]
+    agree_at_risk_words: tuple[float, float]
 
 
 def model() -> LoadedModel:
@@ -74,8 +79,16 @@ def _load() -> LoadedModel:
                                            providers=["CPUExecutionProvider"])
     tokenizer = Tokenizer.from_file(str(MODEL_DIR / TOKENIZER_FILE))
     tokenizer.enable_truncation(settings["max_tokens"])
+    never = (2.0, 2.0)  # settings without an agreement rule: agreement never decides
     return LoadedModel(session, tokenizer, float(settings["escalate_at"]),
-                       float(settings.get("escalate_at_risk_words", settings["escalate_at"])))
+                       float(settings.get("escalate_at_risk_words", settings["escalate_at"])),
+                       _pair(settings.get("agree_at", never)),
+                       _pair(settings.get("agree_at_risk_words", never)))
+
+
+def _pair(values: list[float]) -> tuple[float, float]:
+    model_at, reader_at = values
+    return float(model_at), float(reader_at)
 
 
 def scores(texts: list[str], loaded: LoadedModel | None = None) -> list[float]:
@@ -132,6 +145,13 @@ def threshold(sentences: list[Sentence]) -> float:
     loaded = model()
     return loaded.escalate_at_risk_words if _names(sentences, RISK_CONCEPTS) else \
         loaded.escalate_at
+
+
+def agreement(sentences: list[Sentence]) -> tuple[float, float]:
+    """The (model, word reader) scores at which a turn the model reads is a risk statement
+    when both readers agree; like ``threshold``, lower where it names a word of risk."""
+    loaded = model()
+    return loaded.agree_at_risk_words if _names(sentences, RISK_CONCEPTS) else loaded.agree_at
 
 
 class TurnScores:
