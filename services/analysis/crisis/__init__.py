@@ -14,8 +14,10 @@ Four readers are combined:
 * ``phrases`` keeps what needs the whole transcript: a clinician's screening question and the
   patient's "yes", documented findings in clinician notes, and precise phrases.
 * ``reader`` (word and word-pair counts) and ``model_reader`` (a fine-tuned sentence encoder)
-  are trained on statements. They only add a signal where the lexicons found none; neither
-  lowers or removes a finding (the language model rates some plain disclosures near 0).
+  are trained on statements. They add a signal where the lexicons found none, each alone or
+  both agreeing. Neither alone lowers a finding (each rates some plain disclosures near 0);
+  together they send a turn whose only findings are plans, methods, means or intent, which
+  both rate as ordinary talk, to review ("I'm going to join the choir again on Saturday").
 
 A kind is reported once; when both readers find it, the more severe reading wins. Softer cues
 (burden, farewells, hopelessness) are ``review`` signals: alone they put the floor at
@@ -62,17 +64,26 @@ from services.analysis.transcript import (
 
 __all__ = [
     "HIGH", "HOMICIDAL_IDEATION", "IMMINENT", "INTENT", "MAX_QUOTE_WORDS", "MEANS_ACCESS",
-    "METHOD", "PAST_ATTEMPT", "PLAN", "REVIEW_LEVEL", "RISK_LEVELS", "RISK_STATEMENT", "SELF_HARM",
+    "METHOD", "ORDINARY_CUE", "ORDINARY_KINDS", "PAST_ATTEMPT", "PLAN", "REVIEW_LEVEL",
+    "RISK_LEVELS", "RISK_STATEMENT", "SELF_HARM",
     "SIGNAL_KINDS", "SUICIDAL_IDEATION", "UNKNOWN_LEVEL_DEFAULT", "WISH_TO_BE_DEAD",
     "CrisisAssessment", "CrisisSignal", "apply_safety_floor", "assess_turns", "detect_crisis",
     "max_level",
 ]
 
+ORDINARY_CUE = "plan_or_means"
 REVIEW_FACTORS = {
     "burden": "Needs review: patient described being a burden",
     "farewell": "Needs review: patient said goodbyes or gave things away",
     "hopeless": "Needs review: patient expressed hopelessness about the future",
+    ORDINARY_CUE: "Needs review: patient named a plan, method or means that reads as ordinary "
+                  "talk",
 }
+# What ordinary life is full of: plans with a time, medicines, rope, "I'm going to …". A turn
+# whose only lexicon findings are of these kinds and which both trained readers rate as
+# ordinary talk is a review cue, not a crisis signal (never silently low).
+ORDINARY_KINDS = frozenset({PLAN, MEANS_ACCESS, INTENT, METHOD})
+PREPARATION_CONCEPTS = frozenset({"preparation", "preparation_weak", "farewell"})
 # Earlier suicidal talk makes "do it" meaningful for this many following turns.
 CONTEXT_TURNS = 2
 
@@ -97,6 +108,7 @@ def assess_turns(turns: list[Turn], *, trained_reader: bool = True,
     phrase_turns: list[Turn] = []
     last_context = -CONTEXT_TURNS - 1
     readings: dict[int, list[Sentence]] = {}
+    score = language_model.TurnScores() if model_reader else None
     for index, turn in enumerate(turns):
         if turn.role == ROLE_CLINICIAN:
             phrase_turns.append(turn)
@@ -108,7 +120,16 @@ def assess_turns(turns: list[Turn], *, trained_reader: bool = True,
             continue
         findings = concepts.find_in(sentences, MAX_QUOTE_WORDS,
                                     earlier_context=index - last_context <= CONTEXT_TURNS)
-        if not any(f.kind != concepts.REVIEW for f in findings) and concepts.qualified(sentences):
+        if trained_reader and score is not None and \
+                _reads_as_ordinary(turn.text, sentences, findings, score):
+            # "I'm going to join the choir again, practice starts in September."
+            review.setdefault(ORDINARY_CUE, CrisisSignal(
+                kind=ORDINARY_CUE, factor=f"{REVIEW_FACTORS[ORDINARY_CUE]} ('{_quote(turn.text)}')",
+                level=REVIEW_LEVEL))
+            findings = [f for f in findings if f.kind == concepts.REVIEW]
+            phrase_turns.append(Turn(turn.role, ""))
+        elif not any(f.kind != concepts.REVIEW for f in findings) and \
+                concepts.qualified(sentences):
             # The concept reading judged the topic not asserted ("a book about self-harm for my
             # class"): the phrase patterns, which cannot see that, do not overrule it.
             phrase_turns.append(Turn(turn.role, ""))
@@ -134,11 +155,10 @@ def assess_turns(turns: list[Turn], *, trained_reader: bool = True,
         if held is None or (held.level == HIGH and signal.level == IMMINENT):
             merged[kind] = signal
     if not merged.keys() - {HOMICIDAL_IDEATION}:
-        # The trained readers only ever add: they speak where the lexicons found no self-harm
-        # or suicide signal (and are not asked otherwise).
+        # Beyond sending ordinary talk to review, the trained readers only add: they speak
+        # where the lexicons found no self-harm or suicide signal (and are not asked otherwise).
         read_as_risk = _first_read_as_risk(turns, readings, trained_reader=trained_reader,
-                                           score=language_model.TurnScores() if model_reader
-                                           else None)
+                                           score=score)
         if read_as_risk is not None:
             merged[RISK_STATEMENT] = read_as_risk
     ordered = tuple(merged[kind] for kind in SIGNAL_KINDS if kind in merged)
@@ -150,6 +170,23 @@ def _trained_reading(text: str, sentences: list[Sentence]) -> bool:
     """Whether the trained reader rates a patient turn that names something of risk (death,
     self-harm, a method or means, a farewell …) as a current risk disclosure."""
     return reader.worth_reading(sentences) and reader.score(text) >= reader.model().escalate_at
+
+
+def _reads_as_ordinary(text: str, sentences: list[Sentence],
+                       findings: list[concepts.ConceptFinding],
+                       score: language_model.TurnScores) -> bool:
+    """Whether a turn's only crisis findings are plans, methods, means or intent (no wish to
+    die, ideation, self-harm or attempt; no preparation such as a note or things given
+    away, which both readers rate low when told plainly) and both trained readers rate it as
+    ordinary talk: the language model and the word reader each below their
+    ``ordinary_below``. Neither alone may overrule a finding (each rates some plain
+    disclosures near 0)."""
+    kinds = {f.kind for f in findings if f.kind != concepts.REVIEW}
+    if not kinds or not kinds <= ORDINARY_KINDS or any(
+            m.concept in PREPARATION_CONCEPTS for s in sentences for m in s.mentions):
+        return False
+    model_below, reader_below = language_model.model().ordinary_below
+    return reader.score(text) < reader_below and score(text) < model_below
 
 
 def _both_agree(text: str, sentences: list[Sentence], model_score: float) -> bool:

@@ -5,10 +5,12 @@ everything else (``scripts/train_crisis_model.py``; the quantized graph, its tok
 threshold are in ``model/`` beside this file). Unlike the lexicons it reads wording nobody
 wrote an entry for, and unlike the word-count reader it reads word order.
 
-Like the word-count reader it only ever adds a signal. It reads the patient turns in which
-the lexicons found any word of risk, method, means or plan, asserted or not, so an ordinary
-session costs a few model calls, not one per turn. Runs with onnxruntime on one thread per
-call (the web server's threads and the workers are the parallelism).
+Alone it only ever adds a signal; with the word-count reader it also adds at lower thresholds
+and sends plans and means both rate as ordinary talk to review (``services.analysis.crisis``).
+It reads the patient turns in which the lexicons found any word of risk, method, means or
+plan, asserted or not, so an ordinary session costs a few model calls, not one per turn. Runs
+with onnxruntime on one thread per call (the web server's threads and the workers are the
+parallelism).
 """
 
 from __future__ import annotations
@@ -55,6 +57,9 @@ class LoadedModel:
     # (model, word reader) for a turn naming only methods, means or plans / a word of risk.
     agree_at: tuple[float, float]
     agree_at_risk_words: tuple[float, float]
+    # (model, word reader): below both, a turn whose only lexicon findings are plans, methods,
+    # means or intent reads as ordinary talk (a review cue, not a crisis signal).
+    ordinary_below: tuple[float, float]
 
 
 def model() -> LoadedModel:
@@ -79,11 +84,13 @@ def _load() -> LoadedModel:
                                            providers=["CPUExecutionProvider"])
     tokenizer = Tokenizer.from_file(str(MODEL_DIR / TOKENIZER_FILE))
     tokenizer.enable_truncation(settings["max_tokens"])
-    never = (2.0, 2.0)  # settings without an agreement rule: agreement never decides
+    # Settings without these rules: agreement never decides, nothing reads as ordinary.
+    never = (2.0, 2.0)
     return LoadedModel(session, tokenizer, float(settings["escalate_at"]),
                        float(settings.get("escalate_at_risk_words", settings["escalate_at"])),
                        _pair(settings.get("agree_at", never)),
-                       _pair(settings.get("agree_at_risk_words", never)))
+                       _pair(settings.get("agree_at_risk_words", never)),
+                       _pair(settings.get("ordinary_below", (0.0, 0.0))))
 
 
 def _pair(values: list[float]) -> tuple[float, float]:
