@@ -1,10 +1,11 @@
 """Reading a patient turn into concept mentions: sentences of normalised, stemmed tokens and
 the lexicon phrases (``lexicon.json``) found in them.
 
-Text-speak and contractions are expanded ("kms", "im", "aren't"), filler words dropped ("if I
-*just* wasn't"), words stemmed ("overdosing", "overdosed"), dropped g's restored ("endin") and
-unknown long words corrected to a lexicon word one edit away ("sucide", "kiling"). Whether a
-mention is asserted, and what it adds up to, is ``concepts``' business.
+Text-speak, contractions and Scots forms are expanded ("kms", "im", "aren't", "gonnae",
+"ah'm"), filler words dropped ("if I *just* wasn't"), words stemmed ("overdosing",
+"overdosed"), dropped g's restored ("endin") and unknown long words corrected to a lexicon
+word one edit away ("sucide", "kiling"). Whether a mention is asserted, and what it adds up
+to, is ``concepts``' business.
 """
 
 from __future__ import annotations
