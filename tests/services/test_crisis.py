@@ -941,3 +941,13 @@ CONCEPT_CASES = [
 def test_concept_lexicons_cover_each_kind(expected, text):
     level = apply_safety_floor({"level": "low"}, detect_crisis(f"Patient: {text}"))["level"]
     assert level == expected or (expected == H and level == IMM)
+
+
+def test_scots_forms_read_as_their_english_words():
+    from services.analysis.crisis.concepts import read_turn
+
+    assert [s.words for s in read_turn("Ah'm gonnae kill myself on Friday.")] == [
+        ["i", "am", "going", "to", "kill", "myself", "on", "friday"]]
+    assert [s.words for s in read_turn("I cannae, ah've tried.")] == [
+        ["i", "can", "not", "i", "have", "tried"]]
+    assert detect_crisis("Patient: Ah'm gonnae kill myself on Friday.").level == "imminent"
