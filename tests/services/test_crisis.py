@@ -951,3 +951,22 @@ def test_scots_forms_read_as_their_english_words():
     assert [s.words for s in read_turn("I cannae, ah've tried.")] == [
         ["i", "can", "not", "i", "have", "tried"]]
     assert detect_crisis("Patient: Ah'm gonnae kill myself on Friday.").level == "imminent"
+
+
+@pytest.mark.parametrize("text", [
+    "Patient: Lately I keep thinking about doing away with myself.",
+    "Patient: I've thought about ending things by my own hand.",
+    "Patient: I want to take myself out of the equation for good.",
+])
+def test_euphemisms_for_taking_ones_life_are_read(text):
+    assert detect_crisis(text).level in ("high", "imminent")
+    assert detect_crisis(text, trained_reader=False, model_reader=False).level in (
+        "high", "imminent")
+
+
+def test_fixin_to_reads_as_going_to():
+    from services.analysis.crisis.concepts import read_turn
+
+    assert [s.words for s in read_turn("I'm fixin to head to the store.")] == [
+        ["i", "am", "going", "to", "head", "to", "the", "store"]]
+    assert detect_crisis("Patient: I'm fixin to head to the store.").level is None

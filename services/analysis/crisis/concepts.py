@@ -611,9 +611,10 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
         }:
             act = first["self_kill_weak"]
         if act is not None and set(sentence.words[act.end - sentence.offset:][:1]) & \
-                _IDIOM_AFTER_ACT and not any(m.concept == "time" and m.start == act.end
-                                             for m in sentence.mentions):
-            act = None  # "end it with Tom", "killing myself at the gym"; not "… at night"
+                _IDIOM_AFTER_ACT and not any(m.concept in ("time", "purpose")
+                                             and m.start == act.end for m in sentence.mentions):
+            # "end it with Tom", "killing myself at the gym"; not "… at night", "… for good"
+            act = None
         if act is not None and act.end - act.start == 1 and \
                 sentence.stems[act.start - sentence.offset] in _TOPIC_WORDS and not (
                     window & {"thought", "desire", "intent", "plan", "past_act"}
