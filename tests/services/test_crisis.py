@@ -970,3 +970,25 @@ def test_fixin_to_reads_as_going_to():
     assert [s.words for s in read_turn("I'm fixin to head to the store.")] == [
         ["i", "am", "going", "to", "head", "to", "the", "store"]]
     assert detect_crisis("Patient: I'm fixin to head to the store.").level is None
+
+
+@pytest.mark.parametrize(("text", "kind"), [
+    # Minimising is not denying.
+    ("Patient: Honestly it's no big deal, just some cuts on my arm, I do it most nights.",
+     "self_harm"),
+    ("Patient: I took the box cutter to my forearm again last night.", "self_harm"),
+    ("Patient: Lately I've been hoping something happens to me on the drive home.",
+     "wish_to_be_dead"),
+    ("Patient: I drank some bleach last month, nobody knows.", "past_attempt"),
+])
+def test_wordings_read_by_the_lexicons_alone(text, kind):
+    found = detect_crisis(text, trained_reader=False, model_reader=False)
+    assert kind in {signal.kind for signal in found.signals}
+
+
+@pytest.mark.parametrize("text", [
+    "Patient: I've decided I'm not sticking around much longer.",
+])
+def test_not_sticking_around_is_read(text):
+    assert detect_crisis(text, trained_reader=False, model_reader=False).level in (
+        "high", "imminent")

@@ -410,7 +410,9 @@ _PASSIVE = frozenset({"got", "get", "gets", "getting", "was", "were", "be", "bee
 # Cues that are an instrument, not the act: they count on the patient's own body, told as
 # something recent or gone back to ("the lighter again. On my wrist").
 _INSTRUMENTS = frozenset({"blade", "blades", "razor", "razors", "lighter", "compass", "scissors",
-                          "scalding", "boiling", "hot iron"})
+                          "scalding", "boiling", "hot iron", "pocketknife", "pocket knife",
+                          "penknife", "stanley knife", "box cutter", "boxcutter", "craft knife",
+                          "utility knife", "razor blade", "razor blades"})
 
 
 def _own_body_at(words: list[str], start: int, reach: int = 4) -> bool:
