@@ -992,3 +992,22 @@ def test_wordings_read_by_the_lexicons_alone(text, kind):
 def test_not_sticking_around_is_read(text):
     assert detect_crisis(text, trained_reader=False, model_reader=False).level in (
         "high", "imminent")
+
+
+@pytest.mark.parametrize(("text", "kind"), [
+    # "getting used to it" is accustomed, not a habit of the past ("used to").
+    ("Patient: I've been practising with the belt, getting used to it.", "plan"),
+    ("Patient: I keep thinking about how to make everything stop for good.",
+     "suicidal_ideation"),
+    ("Patient: I wouldn't mind a heart attack in my sleep, honestly.", "wish_to_be_dead"),
+    ("Patient: I've made up my mind, I'm going out on my own terms.", "suicidal_ideation"),
+])
+def test_more_wordings_read_by_the_lexicons_alone(text, kind):
+    found = detect_crisis(text, trained_reader=False, model_reader=False)
+    assert found.level in ("high", "imminent")
+    assert kind in {signal.kind for signal in found.signals} or found.level == "imminent"
+
+
+def test_a_habit_of_the_past_is_still_historical():
+    assert detect_crisis("Patient: Back in college I used to want to die.",
+                         trained_reader=False, model_reader=False).level is None

@@ -191,6 +191,19 @@ def _topic_word(sentence: Sentence, mention: Mention) -> bool:
         sentence.stems[mention.start - sentence.offset] in _TOPIC_WORDS
 
 
+# "getting used to it", "I'm used to it": accustomed, not a habit of the past.
+_ACCUSTOMED = frozenset({"get", "gets", "getting", "got", "gotten", "am", "is", "are", "be",
+                         "being"})
+
+
+def _historical(sentence: Sentence) -> bool:
+    return any(m.concept == "historical" and not (
+        sentence.words[m.start - sentence.offset:m.end - sentence.offset] == ["used", "to"]
+        and m.start > sentence.offset
+        and sentence.words[m.start - sentence.offset - 1] in _ACCUSTOMED)
+        for m in sentence.mentions)
+
+
 def qualified(sentences: list[Sentence]) -> bool:
     """Whether a turn carries a ConText modifier that can make a topic word not a disclosure:
     academic, or historical thoughts ("suicidal in my twenties") — not an act, which counts
@@ -199,7 +212,7 @@ def qualified(sentences: list[Sentence]) -> bool:
     if any(m.concept in _QUALIFIERS and not _denied(s, m) for s in sentences
            for m in s.mentions):
         return True  # "they're not for headaches" is no mundane reason
-    if "historical" not in found or found & _LIFETIME:
+    if not any(_historical(s) for s in sentences) or found & _LIFETIME:
         return False
     acts = [m for s in sentences for m in s.mentions if m.concept == "self_kill"
             and s.stems[m.start - s.offset:m.end - s.offset][0] not in _TOPIC_WORDS]
@@ -305,7 +318,7 @@ def asserted_concepts(sentences: list[Sentence]) -> list[list[Mention]]:
         if resolved or studying:
             result.append([])
             continue
-        historical = _has(sentence, "historical") and not _has(sentence, "recent")
+        historical = _historical(sentence) and not _has(sentence, "recent")
         accidental = _accidental(sentence)
         # "I'm hanging in there", "killing time": words inside an idiom mean something else.
         kept = [
