@@ -1011,3 +1011,21 @@ def test_more_wordings_read_by_the_lexicons_alone(text, kind):
 def test_a_habit_of_the_past_is_still_historical():
     assert detect_crisis("Patient: Back in college I used to want to die.",
                          trained_reader=False, model_reader=False).level is None
+
+
+@pytest.mark.parametrize("text", [
+    "Patient: In 2009, during chemo, I wished I was dead. I'm so glad I'm alive.",
+    "Patient: Long time ago, like 1994, I thought about suicide. Been fine for decades.",
+])
+def test_a_year_long_past_dates_what_is_told_with_it(text):
+    assert detect_crisis(text, trained_reader=False, model_reader=False).level is None
+
+
+@pytest.mark.parametrize("text", [
+    "Patient: I've wanted to die since 2019.",
+    "Patient: In 2021 I started cutting again and I still do it most nights.",
+    "Patient: I tried to hang myself in 2015.",
+])
+def test_a_year_does_not_date_what_goes_on_or_an_attempt(text):
+    assert detect_crisis(text, trained_reader=False, model_reader=False).level in (
+        "high", "imminent")

@@ -10,6 +10,7 @@ to, is ``concepts``' business.
 
 from __future__ import annotations
 
+import datetime
 import functools
 import json
 import re
@@ -231,6 +232,19 @@ def _match(stems: list[str], offset: int, sentence: int) -> list[Mention]:
     return found
 
 
+# "in 1995", "like 2012": a year at least this many years back dates what is told with it.
+PAST_YEARS = 2
+_YEAR_MARKERS = frozenset({"in", "like", "around", "circa", "back", "of", "during"})
+
+
+def _past_years(words: list[str], offset: int, sentence: int) -> list[Mention]:
+    latest = datetime.date.today().year - PAST_YEARS
+    return [Mention("historical", offset + i, offset + i + 1, sentence)
+            for i, word in enumerate(words)
+            if i > 0 and len(word) == 4 and word.isdigit() and 1900 <= int(word) <= latest
+            and words[i - 1] in _YEAR_MARKERS]
+
+
 def read_turn(text: str) -> list[Sentence]:
     sentences: list[Sentence] = []
     offset = 0
@@ -241,6 +255,7 @@ def read_turn(text: str) -> list[Sentence]:
         words = [word for word, _ in pairs]
         stems = [stem for _, stem in pairs]
         index = len(sentences)
-        sentences.append(Sentence(words, stems, offset, _match(stems, offset, index)))
+        mentions = _match(stems, offset, index) + _past_years(words, offset, index)
+        sentences.append(Sentence(words, stems, offset, mentions))
         offset += len(words)
     return sentences
