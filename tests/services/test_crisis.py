@@ -1029,3 +1029,15 @@ def test_a_year_long_past_dates_what_is_told_with_it(text):
 def test_a_year_does_not_date_what_goes_on_or_an_attempt(text):
     assert detect_crisis(text, trained_reader=False, model_reader=False).level in (
         "high", "imminent")
+
+
+@pytest.mark.parametrize(("text", "raised"), [
+    ("Patient: I burned my hand on the kettle this morning, should I pop the blister?", False),
+    ("Patient: I burned my arm on the stove on purpose.", True),
+    ("Patient: For my nursing course I need to explain passive and active suicidal ideation.",
+     False),
+    ("Patient: I have passive suicidal ideation most days.", True),
+])
+def test_accidents_and_topic_terms(text, raised):
+    level = detect_crisis(text, trained_reader=False, model_reader=False).level
+    assert (level in ("high", "imminent")) is raised

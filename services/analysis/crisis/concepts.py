@@ -185,10 +185,15 @@ def _denied(sentence: Sentence, mention: Mention) -> bool:
     return previous in ("not", "no", "never") or _negated(sentence, mention)
 
 
+# The clinical names of the topic: "passive and active suicidal ideation".
+_TOPIC_TERMS = frozenset({("suicidal", "ideation"), ("suicid", "ideation")})
+
+
 def _topic_word(sentence: Sentence, mention: Mention) -> bool:
-    """"suicide" or "suicidal" alone: the topic, which study and news talk about too."""
-    return mention.end - mention.start == 1 and \
-        sentence.stems[mention.start - sentence.offset] in _TOPIC_WORDS
+    """"suicide" or "suicidal" alone, or "suicidal ideation": the topic, which study and news
+    talk about too."""
+    stems = tuple(sentence.stems[mention.start - sentence.offset:mention.end - sentence.offset])
+    return (len(stems) == 1 and stems[0] in _TOPIC_WORDS) or stems in _TOPIC_TERMS
 
 
 # "getting used to it", "I'm used to it": accustomed, not a habit of the past.
@@ -586,8 +591,9 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
         # A bare topic ("The self-harm stuff?") discloses nothing without "I" or a time.
         # "relapsed. cut 3x this wk": a relapse told nearby makes the cut the patient's own.
         relapse = "relapse" in window
-        accidental = _has(sentence, "accident") or not (
-            set(sentence.words) & _FIRST_PERSON or _has(sentence, "recent") or relapse)
+        # "burned my hand on the kettle" is an accident; "… on the stove on purpose" is not.
+        accidental = (_has(sentence, "accident") and not _has(sentence, "self_harm_deliberate")) \
+            or not (set(sentence.words) & _FIRST_PERSON or _has(sentence, "recent") or relapse)
         lately = recent_near or relapse or timed
         for mention in () if accidental else concepts:
             if (mention.concept == "self_harm_act" and _act_on_the_body(sentence, mention)) or (
