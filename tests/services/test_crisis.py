@@ -1041,3 +1041,8 @@ def test_a_year_does_not_date_what_goes_on_or_an_attempt(text):
 def test_accidents_and_topic_terms(text, raised):
     level = detect_crisis(text, trained_reader=False, model_reader=False).level
     assert (level in ("high", "imminent")) is raised
+
+
+def test_text_speak_for_someone_else():
+    text = "Patient: my best freind tried to od last weekend and shes back in the dorms now"
+    assert detect_crisis(text, trained_reader=False, model_reader=False).level is None
