@@ -1046,3 +1046,17 @@ def test_accidents_and_topic_terms(text, raised):
 def test_text_speak_for_someone_else():
     text = "Patient: my best freind tried to od last weekend and shes back in the dorms now"
     assert detect_crisis(text, trained_reader=False, model_reader=False).level is None
+
+
+@pytest.mark.parametrize("text", [
+    "Patient: I've been thinking about doing myself in.",
+    "Patient: Some days I just want to log off permanently, from everything.",
+    "Patient: I think about walking into the river with stones in my coat pockets.",
+    "Patient: I keep picking at the wounds on my legs so they never heal.",
+    "Patient: I press the curling iron against my arm when nobody's home.",
+    "Patient: I wish I had not been born, every single day.",
+    "Patient: I'm ready to go home to the Lord, I pray for it every night.",
+])
+def test_wordings_of_the_earlier_sets_read_by_the_lexicons_alone(text):
+    assert detect_crisis(text, trained_reader=False, model_reader=False).level in (
+        "high", "imminent")

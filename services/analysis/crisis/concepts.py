@@ -430,7 +430,7 @@ _PASSIVE = frozenset({"got", "get", "gets", "getting", "was", "were", "be", "bee
 _INSTRUMENTS = frozenset({"blade", "blades", "razor", "razors", "lighter", "compass", "scissors",
                           "scalding", "boiling", "hot iron", "pocketknife", "pocket knife",
                           "penknife", "stanley knife", "box cutter", "boxcutter", "craft knife",
-                          "utility knife", "razor blade", "razor blades"})
+                          "utility knife", "razor blade", "razor blades", "curling iron"})
 
 
 def _own_body_at(words: list[str], start: int, reach: int = 4) -> bool:
