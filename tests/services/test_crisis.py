@@ -1060,3 +1060,14 @@ def test_text_speak_for_someone_else():
 def test_wordings_of_the_earlier_sets_read_by_the_lexicons_alone(text):
     assert detect_crisis(text, trained_reader=False, model_reader=False).level in (
         "high", "imminent")
+
+
+@pytest.mark.parametrize("text", [
+    "Patient: Some nights I just want to stay asleep forever.",
+    "Patient: I keep thinking about sitting in the garage with the engine running.",
+    "Patient: I made my try last month, with the pills, nobody knows.",
+    "Patient: I've picked a day. I won't say which.",
+])
+def test_plainly_worded_disclosures_read_by_the_lexicons_alone(text):
+    assert detect_crisis(text, trained_reader=False, model_reader=False).level in (
+        "high", "imminent")
