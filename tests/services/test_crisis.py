@@ -1071,3 +1071,12 @@ def test_wordings_of_the_earlier_sets_read_by_the_lexicons_alone(text):
 def test_plainly_worded_disclosures_read_by_the_lexicons_alone(text):
     assert detect_crisis(text, trained_reader=False, model_reader=False).level in (
         "high", "imminent")
+
+
+@pytest.mark.parametrize("text", [
+    "Patient: I'm going on vacation for two weeks, so I need enough medicine for the trip.",
+    "Patient: We set a date for the wedding, so the planning starts now.",
+    "Patient: I'm going to do it on Saturday, I'm shaving my head for the charity fundraiser.",
+])
+def test_ordinary_plans_named_as_such_stay_quiet(text):
+    assert detect_crisis(text).level is None
