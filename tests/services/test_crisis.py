@@ -1080,3 +1080,15 @@ def test_plainly_worded_disclosures_read_by_the_lexicons_alone(text):
 ])
 def test_ordinary_plans_named_as_such_stay_quiet(text):
     assert detect_crisis(text).level is None
+
+
+@pytest.mark.parametrize(("text", "raised"), [
+    ("Patient: You asked if I want to hurt myself. No, not at all.", False),
+    ("Patient: The form asked if I'd wanted to die and I ticked no, because it's no.", False),
+    ("Patient: You asked if I want to hurt myself. Yes. Most nights.", True),
+    ("Patient: My doctor asked me if I wanted to die and I said yes.", True),
+    ("Patient: Everyone keeps asking if I'm suicidal and the truth is I am.", True),
+])
+def test_a_question_repeated_is_answered_by_the_turn(text, raised):
+    level = detect_crisis(text, trained_reader=False, model_reader=False).level
+    assert (level in ("high", "imminent")) is raised

@@ -68,7 +68,8 @@ _BODY_PARTS = frozenset({"arm", "arms", "wrist", "wrists", "thigh", "thighs", "l
 # word inside them is part of the meaning, not a modifier.
 _MODIFIER_CONCEPTS = frozenset({"negation", "negation_exception", "hypothetical", "others",
                                 "mundane", "worth_living", "hope_doubted", "academic",
-                                "historical", "resolved", "recent", "accident", "idiom"})
+                                "historical", "resolved", "recent", "accident", "idiom",
+                                "question_echo"})
 
 
 def _clause_bounds(sentence: Sentence, position: int) -> tuple[int, int]:
@@ -303,9 +304,21 @@ def _reported(sentence: Sentence, mention: Mention) -> bool:
                for index, word in enumerate(before))
 
 
+_AFFIRMATIONS = frozenset({"yes", "yeah", "yep", "yup", "truth"})
+
+
+def _question_denied(sentences: list[Sentence]) -> bool:
+    """A question repeated ("you asked if I want to hurt myself", "everyone keeps asking if
+    I'm suicidal") and answered no in the turn, with no yes anywhere in it."""
+    words = {word for sentence in sentences for word in sentence.words}
+    return any(_has(s, "question_echo") for s in sentences) and not words & _AFFIRMATIONS \
+        and any(_has(s, "negation") for s in sentences)
+
+
 def asserted_concepts(sentences: list[Sentence]) -> list[list[Mention]]:
     """Per sentence, the concept mentions asserted as the patient's own, present experience."""
     resolved = turn_is_resolved(sentences)
+    echoed = _question_denied(sentences)
     result: list[list[Mention]] = []
     for index, sentence in enumerate(sentences):
         # "my thesis on suicide" is study; "I will kill myself after my exams" is not.
@@ -342,6 +355,8 @@ def asserted_concepts(sentences: list[Sentence]) -> list[list[Mention]]:
         ]
         if index + 1 < len(sentences) and _short_denial(sentences[index + 1]):
             kept = []  # "But wanting to die? No."
+        if echoed and _has(sentence, "question_echo"):
+            kept = []  # "The form asked if I've wanted to die and I ticked no."
         if _joking(sentences, index):
             # "… I'll throw myself off a bridge, ha", "kms lol this meme": a hyperbole.
             kept = [m for m in kept if m.concept not in _HYPERBOLE]
@@ -364,9 +379,17 @@ def _joking(sentences: list[Sentence], index: int) -> bool:
                 or _TAKEN_BACK.intersection(following))
 
 
+# What a denial may add to its "no": "No, not at all.", "None, not now and not ever."
+_DENIAL_WORDS = _DENIALS | frozenset({"none", "at", "all", "really", "ever", "now", "and",
+                                      "absolutely", "definitely", "honestly"})
+
+
 def _short_denial(sentence: Sentence) -> bool:
-    """A sentence that only says no ("No.", "Nope, never.") answering the one before."""
-    return len(sentence.words) <= 2 and sentence.words[0] in _DENIALS
+    """A sentence that only says no ("No.", "Nope, never.", "No, not at all.") answering the
+    one before."""
+    words = sentence.words
+    return len(words) <= 6 and words[0] in _DENIALS | {"none"} and \
+        _DENIAL_WORDS.issuperset(words)
 
 
 def without_denied(text: str, sentences: list[Sentence] | None = None) -> str:
