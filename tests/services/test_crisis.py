@@ -1092,3 +1092,15 @@ def test_ordinary_plans_named_as_such_stay_quiet(text):
 def test_a_question_repeated_is_answered_by_the_turn(text, raised):
     level = detect_crisis(text, trained_reader=False, model_reader=False).level
     assert (level in ("high", "imminent")) is raised
+
+
+@pytest.mark.parametrize(("text", "raised"), [
+    ("Patient: If I have to sit through one more meeting I swear I'll shoot myself.", False),
+    ("Patient: I want it in my advance directive: no machines keeping me alive.", False),
+    ("Patient: How do I dispose of the leftover oxycodone from my surgery?", False),
+    ("Patient: lol i'm going to kill myself tonight, i have the pills ready", True),
+    ("Patient: I want to die lol", True),
+])
+def test_hyperbole_directives_and_disposal(text, raised):
+    level = detect_crisis(text, trained_reader=False, model_reader=False).level
+    assert (level in ("high", "imminent")) is raised

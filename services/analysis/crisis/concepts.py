@@ -69,7 +69,7 @@ _BODY_PARTS = frozenset({"arm", "arms", "wrist", "wrists", "thigh", "thighs", "l
 _MODIFIER_CONCEPTS = frozenset({"negation", "negation_exception", "hypothetical", "others",
                                 "mundane", "worth_living", "hope_doubted", "academic",
                                 "historical", "resolved", "recent", "accident", "idiom",
-                                "question_echo"})
+                                "question_echo", "exasperation"})
 
 
 def _clause_bounds(sentence: Sentence, position: int) -> tuple[int, int]:
@@ -212,12 +212,15 @@ def _historical(sentence: Sentence) -> bool:
 
 def qualified(sentences: list[Sentence]) -> bool:
     """Whether a turn carries a ConText modifier that can make a topic word not a disclosure:
-    academic, or historical thoughts ("suicidal in my twenties") — not an act, which counts
+    academic, a joke or an exasperated hyperbole, or historical thoughts ("suicidal in my twenties") — not an act, which counts
     for life, and not when the turn says it is back ("lately", "again")."""
     found = {m.concept for s in sentences for m in s.mentions}
     if any(m.concept in _QUALIFIERS and not _denied(s, m) for s in sentences
            for m in s.mentions):
         return True  # "they're not for headaches" is no mundane reason
+    if any(_joking(sentences, index) or _has(sentence, "exasperation")
+           for index, sentence in enumerate(sentences)):
+        return True  # "kms lol this meme", "one more ad and I'll shoot myself": hyperbole
     if not any(_historical(s) for s in sentences) or found & _LIFETIME:
         return False
     acts = [m for s in sentences for m in s.mentions if m.concept == "self_kill"
@@ -357,8 +360,9 @@ def asserted_concepts(sentences: list[Sentence]) -> list[list[Mention]]:
             kept = []  # "But wanting to die? No."
         if echoed and _has(sentence, "question_echo"):
             kept = []  # "The form asked if I've wanted to die and I ticked no."
-        if _joking(sentences, index):
-            # "… I'll throw myself off a bridge, ha", "kms lol this meme": a hyperbole.
+        if _joking(sentences, index) or _has(sentence, "exasperation"):
+            # "… I'll throw myself off a bridge, ha", "kms lol this meme", "if I hear one more
+            # ad I'll shoot myself": a hyperbole.
             kept = [m for m in kept if m.concept not in _HYPERBOLE]
         result.append(kept)
     return result
