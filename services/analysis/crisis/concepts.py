@@ -212,8 +212,9 @@ def _historical(sentence: Sentence) -> bool:
 
 def qualified(sentences: list[Sentence]) -> bool:
     """Whether a turn carries a ConText modifier that can make a topic word not a disclosure:
-    academic, a joke or an exasperated hyperbole, or historical thoughts ("suicidal in my twenties") — not an act, which counts
-    for life, and not when the turn says it is back ("lately", "again")."""
+    academic, a joke or an exasperated hyperbole, or historical thoughts ("suicidal in my
+    twenties") — not an act, which counts for life, and not when the turn says it is back
+    ("lately", "again")."""
     found = {m.concept for s in sentences for m in s.mentions}
     if any(m.concept in _QUALIFIERS and not _denied(s, m) for s in sentences
            for m in s.mentions):
