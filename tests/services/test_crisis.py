@@ -1104,3 +1104,12 @@ def test_a_question_repeated_is_answered_by_the_turn(text, raised):
 def test_hyperbole_directives_and_disposal(text, raised):
     level = detect_crisis(text, trained_reader=False, model_reader=False).level
     assert (level in ("high", "imminent")) is raised
+
+
+@pytest.mark.parametrize(("text", "raised"), [
+    ("Patient: I cut myself on the mandoline making dinner.", False),
+    ("Patient: I carved his initials into my arm last night.", True),
+])
+def test_kitchen_and_workshop_accidents(text, raised):
+    level = detect_crisis(text, trained_reader=False, model_reader=False).level
+    assert (level in ("high", "imminent")) is raised
