@@ -1113,3 +1113,17 @@ def test_hyperbole_directives_and_disposal(text, raised):
 def test_kitchen_and_workshop_accidents(text, raised):
     level = detect_crisis(text, trained_reader=False, model_reader=False).level
     assert (level in ("high", "imminent")) is raised
+
+
+@pytest.mark.parametrize(("text", "raised"), [
+    # "but now" brings it back, whatever the turn says of the years before.
+    ("Patient: I had been stable for years, but now I want to die.", True),
+    ("Patient: I was in recovery for 10 years and now I am cutting.", True),
+    # A "now" that counts the years since is no return.
+    ("Patient: I tried to end my life after the war. Now is forty years, no more these thoughts.",
+     False),
+    ("Patient: had a suicide attempt at 15, im 34 now. been stable forever.", False),
+])
+def test_a_now_that_brings_it_back_or_counts_the_years(text, raised):
+    level = detect_crisis(text, trained_reader=False, model_reader=False).level
+    assert (level in ("high", "imminent")) is raised

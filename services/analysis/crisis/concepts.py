@@ -249,10 +249,28 @@ def turn_is_resolved(sentences: list[Sentence]) -> bool:
     return not any(
         m.concept == "recent" and not any(
             r.concept == "resolved" and r.start <= m.start < r.end for r in s.mentions)
-        # "I'm 58 now, and those thoughts haven't returned": a "now" that dates the recovery.
-        and not (s.stems[m.start - s.offset:m.end - s.offset] == ["now"] and _has(s, "resolved"))
+        # "I'm 58 now, and those thoughts haven't returned", "im 34 now", "Now is forty
+        # years": a "now" that dates the recovery or counts the time since; not "but now I
+        # want to die", which brings it back.
+        and not (s.stems[m.start - s.offset:m.end - s.offset] == ["now"]
+                 and not _contrasted(s, m)
+                 and (_has(s, "resolved") or _AGES_AND_SPANS.intersection(s.words)
+                      or any(word.isdigit() for word in s.words)))
         for s in sentences for m in s.mentions
     )
+
+
+_CONTRAST = frozenset({"but", "and", "yet", "until", "till", "right", "since"})
+
+
+def _contrasted(sentence: Sentence, mention: Mention) -> bool:
+    return mention.start > sentence.offset and \
+        sentence.words[mention.start - sentence.offset - 1] in _CONTRAST
+
+
+_AGES_AND_SPANS = frozenset({"years", "decades", "twenty", "thirty", "forty", "fifty", "sixty",
+                             "seventy", "eighty", "ninety", "teens", "twenties", "thirties",
+                             "forties", "fifties"})
 
 
 # Means are often someone else's ("my dad's pistol"): access is what counts. Review cues are
