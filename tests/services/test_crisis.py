@@ -1127,3 +1127,25 @@ def test_kitchen_and_workshop_accidents(text, raised):
 def test_a_now_that_brings_it_back_or_counts_the_years(text, raised):
     level = detect_crisis(text, trained_reader=False, model_reader=False).level
     assert (level in ("high", "imminent")) is raised
+
+
+@pytest.mark.parametrize("text", [
+    "Patient: I feel safe at home but I want to kill myself.",
+    "Patient: I'm in recovery from drugs but I want to end my life.",
+    "Patient: My knee is better now. I want to kill myself.",
+    "Patient: Therapy got me to a good place, but I have the pills saved for tonight.",
+    "Patient: I recovered from covid but I keep thinking about hanging myself.",
+])
+def test_risk_told_in_the_present_is_not_what_a_turn_calls_resolved(text):
+    """A word of recovery elsewhere in the turn does not cover what is said now (every
+    reader missed the second and fourth before)."""
+    assert detect_crisis(text, trained_reader=False, model_reader=False).level in (
+        "high", "imminent")
+
+
+@pytest.mark.parametrize("text", [
+    "Patient: I haven't had suicidal thoughts since my early thirties, I've been well.",
+    "Patient: There was a suicide attempt in my twenties, but I'm sixty-eight and nothing since.",
+])
+def test_a_resolved_turn_told_in_the_past_stays_resolved(text):
+    assert detect_crisis(text, trained_reader=False, model_reader=False).level is None

@@ -240,11 +240,37 @@ def distanced(sentences: list[Sentence], names: frozenset[str]) -> bool:
                for s in sentences for m in s.mentions)
 
 
+# Risk told in the present ("… but I want to kill myself") is not what a turn calls resolved.
+_PRESENT_VERBS = frozenset({"want", "wants", "wanna", "am", "is", "are", "keep", "keeps",
+                            "will", "going", "gonna", "have", "has", "plan", "planning",
+                            "thinking", "think", "need", "can", "decided"})
+_RISK_TOLD = frozenset({"self_kill", "self_kill_weak", "death_wish", "self_harm_act", "method",
+                        "means", "plan", "intent", "preparation", "act_pronoun"})
+# A number alone ("I'm sixty-eight") reads as a count of tablets; it names no means here.
+_COUNTS = frozenset({"dozen", "dozens", "one", "two", "three", "four", "five", "six", "seven",
+                     "eight", "nine"})
+
+
+def _told_as_current(sentence: Sentence, mention: Mention) -> bool:
+    start, _end = _clause_bounds(sentence, mention.start)
+    start = max(start, mention.start - 3)
+    return bool(_PRESENT_VERBS.intersection(
+        sentence.words[start - sentence.offset:mention.end - sentence.offset]))
+
+
 def turn_is_resolved(sentences: list[Sentence]) -> bool:
     """A turn that says the risk is over ("that's long passed and I'm hopeful now") and does
-    not bring it back ("again", "still", "lately")."""
+    not bring it back ("again", "still", "lately") nor tell any of it in the present ("My
+    knee is better now. I want to kill myself.")."""
     resolved = any(_has(s, "resolved") for s in sentences)
     if not resolved:
+        return False
+    if any(m.concept in _RISK_TOLD and not _historical(s) and _told_as_current(s, m)
+           and not _negated(s, m)
+           and not _COUNTS.issuperset(s.words[m.start - s.offset:m.end - s.offset])
+           and not any(r.concept == "resolved" and r.start < m.end and m.start < r.end
+                       for r in s.mentions)
+           for s in sentences for m in s.mentions):
         return False
     return not any(
         m.concept == "recent" and not any(
