@@ -1149,3 +1149,28 @@ def test_risk_told_in_the_present_is_not_what_a_turn_calls_resolved(text):
 ])
 def test_a_resolved_turn_told_in_the_past_stays_resolved(text):
     assert detect_crisis(text, trained_reader=False, model_reader=False).level is None
+
+
+@pytest.mark.parametrize("text", [
+    "Patient: I take sertraline for my anxiety and I've been saving it up to overdose.",
+    "Patient: I was cooking and I decided to burn my arm on the stove.",
+    "Patient: My mom's pills are in the cabinet and I want to take them all.",
+    "Patient: The movie made me realize I want to die.",
+    "Patient: I'm a nurse and I've been stealing morphine to kill myself.",
+    "Patient: I'm on holiday next week and I plan to jump off the cliffs there.",
+    "Patient: My doctor prescribed these for my back, I'm saving them to take all at once.",
+])
+def test_an_act_the_patient_wills_is_no_topic_of_a_qualifier_beside_it(text):
+    """A course, a film, a job, a prescription or a trip named in the sentence does not make
+    the patient's own act a topic (every reader missed these before)."""
+    assert detect_crisis(text, trained_reader=False, model_reader=False).level in (
+        "high", "imminent")
+
+
+@pytest.mark.parametrize("text", [
+    "Patient: For my psych class I have to do a presentation on self-harm in teens.",
+    "Patient: The leaflet has a black box warning for suicidal thoughts, should I worry?",
+    "Patient: my partner keeps saying he's gonna jump off the library if we fail the project",
+])
+def test_a_topic_studied_warned_of_or_quoted_stays_a_topic(text):
+    assert detect_crisis(text, trained_reader=False, model_reader=False).level is None

@@ -318,12 +318,69 @@ def _holds(mention: Mention, start: int, end: int) -> bool:
 
 
 def _willed(sentence: Sentence) -> bool:
-    """An intent, commitment, thought or wish of the speaker's own, not the "thoughts" of a
-    phrase such as "a warning for suicidal thoughts"."""
-    topics = [m for m in sentence.mentions if m.concept in ("self_kill", "death_wish")]
-    return any(m.concept in ("intent", "commitment", "thought", "desire")
-               and not any(_holds(t, m.start, m.end) for t in topics)
-               for m in sentence.mentions)
+    """An intent, commitment, plan, purpose, thought or wish of the speaker's own, not the
+    "thoughts" of a phrase such as "a warning for suicidal thoughts" ("want to die" is a wish
+    whole)."""
+    topics = [m for m in sentence.mentions if m.concept == "self_kill"]
+    return _has(sentence, "death_wish") or any(
+        m.concept in ("intent", "commitment", "thought", "desire", "plan", "purpose")
+        and not any(_holds(t, m.start, m.end) for t in topics)
+        for m in sentence.mentions)
+
+
+# Acts of the patient's own that a qualifier in the sentence does not make a topic.
+_OWN_ACTS = frozenset({"death_wish", "method", "self_harm_act", "self_kill"})
+_WILLS = frozenset({"intent", "commitment", "desire", "plan", "purpose", "thought"})
+# The will governs the act it comes just before: "plan to jump off", "saving it up to
+# overdose"; not "I have to do a presentation on self-harm".
+_WILL_REACH = 3
+
+
+_SAYING = frozenset({"saying", "says", "said", "texting", "texted", "posting", "posted",
+                     "messaging", "messaged", "writing", "wrote", "joking", "joked"})
+
+
+_SAYING_AUX = frozenset({"keeps", "kept", "keep", "always", "was", "is", "been", "has", "have",
+                         "just", "still", "had", "be"})
+
+
+def _quoted(sentence: Sentence, act: Mention) -> bool:
+    """Whether the act is in words someone else is saying: a verb of saying whose subject is
+    not the patient ("my partner keeps saying 'I'm gonna jump'"; not "I keep saying …")."""
+    before = sentence.words[:act.start - sentence.offset]
+    said = next((i for i, word in enumerate(before) if word in _SAYING), None)
+    if said is None:
+        return False
+    subject = next((word for word in reversed(before[:said]) if word not in _SAYING_AUX), "")
+    return subject not in ("", "i", "me", "we")
+
+
+def _wills_an_act(sentence: Sentence) -> bool:
+    """Whether the patient wills an act of their own in the sentence ("I want to die", "I've
+    decided to kill myself after my exams"), which a qualifier beside it does not make a topic.
+    A wish to be dead is a will whole; other acts need an intent, plan, wish or purpose just
+    before them (before the topic word "suicide", a "want" means the word)."""
+    if not _FIRST_PERSON.intersection(sentence.words):
+        return False
+    wills = [m for m in sentence.mentions if m.concept in _WILLS]
+    for act in sentence.mentions:
+        if act.concept not in _OWN_ACTS or (act.concept == "self_kill"
+                                            and _topic_word(sentence, act)):
+            continue
+        if _reported(sentence, act) or _about_someone_else(sentence, act) or \
+                _quoted(sentence, act):
+            continue  # "my partner keeps saying 'I'm gonna jump off the library'"
+        # "stealing morphine to kill myself", "saving them to take all at once": an act
+        # named as the purpose of another.
+        at = act.start - sentence.offset
+        purpose = "to" in sentence.words[max(0, at - 2):at]
+        if act.concept == "death_wish" or purpose or any(
+                0 <= act.start - will.end <= _WILL_REACH
+                # "want to kill me" holds its wish; "suicidal thoughts" holds no will
+                or (will.concept != "thought" and _holds(act, will.start, will.end))
+                for will in wills):
+            return True
+    return False
 
 
 # Words that say an overdose or a crash was not meant ("by accident", "by mistake").
@@ -373,14 +430,13 @@ def asserted_concepts(sentences: list[Sentence]) -> list[list[Mention]]:
         # "my thesis on suicide", "life insurance now the baby is here": a reason that is not a
         # disclosure; "I will kill myself after my exams" is one.
         idioms = [(m.start, m.end) for m in sentence.mentions if m.concept == "idiom"]
+        # Not when the patient wills an act of their own in it: "The movie made me realize I
+        # want to die", "I take sertraline for my anxiety and I've been saving it up to
+        # overdose", "I'm on holiday next week and I plan to jump off the cliffs".
         studying = any((m.concept == "academic" and not any(  # not "showing up"
                             start <= m.start and m.end <= end for start, end in idioms))
                        or (m.concept == "mundane" and not _denied(sentence, m))
-                       for m in sentence.mentions) and not (
-            _willed(sentence)
-            and (_has(sentence, "death_wish") or any(
-                m.concept == "self_kill" and not _topic_word(sentence, m)
-                for m in sentence.mentions)))
+                       for m in sentence.mentions) and not _wills_an_act(sentence)
         if resolved or studying:
             result.append([])
             continue
@@ -663,8 +719,10 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
         # A bare topic ("The self-harm stuff?") discloses nothing without "I" or a time.
         # "relapsed. cut 3x this wk": a relapse told nearby makes the cut the patient's own.
         relapse = "relapse" in window
-        # "burned my hand on the kettle" is an accident; "… on the stove on purpose" is not.
-        accidental = (_has(sentence, "accident") and not _has(sentence, "self_harm_deliberate")) \
+        # "burned my hand on the kettle" is an accident; "… on the stove on purpose" and "I
+        # was cooking and I decided to burn my arm" are not.
+        accidental = (_has(sentence, "accident") and not (
+            _has(sentence, "self_harm_deliberate") or _has(sentence, "commitment"))) \
             or not (set(sentence.words) & _FIRST_PERSON or _has(sentence, "recent") or relapse)
         lately = recent_near or relapse or timed
         for mention in () if accidental else concepts:
@@ -769,7 +827,7 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
                 add("suicidal_ideation", act)
         method = first.get("method")
         if method is not None and (window & {"thought", "desire", "plan", "intent"}
-                                   or "means" in own):
+                                   or own & {"means", "purpose"}):
             add("method", method)
             context = True
         elif "method_weak" in window and "ease" in own and \
