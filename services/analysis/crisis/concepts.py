@@ -317,17 +317,6 @@ def _holds(mention: Mention, start: int, end: int) -> bool:
         mention.end - mention.start > end - start
 
 
-def _willed(sentence: Sentence) -> bool:
-    """An intent, commitment, plan, purpose, thought or wish of the speaker's own, not the
-    "thoughts" of a phrase such as "a warning for suicidal thoughts" ("want to die" is a wish
-    whole)."""
-    topics = [m for m in sentence.mentions if m.concept == "self_kill"]
-    return _has(sentence, "death_wish") or any(
-        m.concept in ("intent", "commitment", "thought", "desire", "plan", "purpose")
-        and not any(_holds(t, m.start, m.end) for t in topics)
-        for m in sentence.mentions)
-
-
 # Acts of the patient's own that a qualifier in the sentence does not make a topic.
 _OWN_ACTS = frozenset({"death_wish", "method", "self_harm_act", "self_kill"})
 _WILLS = frozenset({"intent", "commitment", "desire", "plan", "purpose", "thought"})
