@@ -1174,3 +1174,17 @@ def test_an_act_the_patient_wills_is_no_topic_of_a_qualifier_beside_it(text):
 ])
 def test_a_topic_studied_warned_of_or_quoted_stays_a_topic(text):
     assert detect_crisis(text, trained_reader=False, model_reader=False).level is None
+
+
+@pytest.mark.parametrize(("text", "raised"), [
+    ("Patient: Self-harm, no. A plan, no. Wanting to be dead, no. I know this form by heart.",
+     False),
+    ("Patient: I've been having thoughts of sue aside every night.", True),
+    ("Patient: I'm researching soda side prevention for my health class.", False),
+    ("Patient: Driving home I keep wishing a truck would plow into me.", True),
+    ("Patient: The 'flu' last week? It was me drinking bleach, please don't tell anyone.",
+     True),
+])
+def test_checklists_speech_recognition_and_wishes(text, raised):
+    level = detect_crisis(text, trained_reader=False, model_reader=False).level
+    assert (level in ("high", "imminent")) is raised

@@ -187,14 +187,18 @@ def _denied(sentence: Sentence, mention: Mention) -> bool:
 
 
 # The clinical names of the topic: "passive and active suicidal ideation".
-_TOPIC_TERMS = frozenset({("suicidal", "ideation"), ("suicid", "ideation")})
+_TOPIC_TERMS = frozenset({("suicidal", "ideation"),
+                          # what speech recognition makes of "suicide"
+                          ("soda", "side"), ("sue", "aside"), ("sewer", "side"),
+                          ("sue", "side")})
 
 
 def _topic_word(sentence: Sentence, mention: Mention) -> bool:
     """"suicide" or "suicidal" alone, or "suicidal ideation": the topic, which study and news
     talk about too."""
-    stems = tuple(sentence.stems[mention.start - sentence.offset:mention.end - sentence.offset])
-    return (len(stems) == 1 and stems[0] in _TOPIC_WORDS) or stems in _TOPIC_TERMS
+    at, end = mention.start - sentence.offset, mention.end - sentence.offset
+    return (end - at == 1 and sentence.stems[at] in _TOPIC_WORDS) or \
+        tuple(sentence.words[at:end]) in _TOPIC_TERMS
 
 
 # "getting used to it", "I'm used to it": accustomed, not a habit of the past.
@@ -353,8 +357,9 @@ def _wills_an_act(sentence: Sentence) -> bool:
         return False
     wills = [m for m in sentence.mentions if m.concept in _WILLS]
     for act in sentence.mentions:
-        if act.concept not in _OWN_ACTS or (act.concept == "self_kill"
-                                            and _topic_word(sentence, act)):
+        pronoun = act.concept == "act_pronoun"  # "thinking about doing it that way"
+        if (act.concept not in _OWN_ACTS and not pronoun) or (
+                act.concept == "self_kill" and _topic_word(sentence, act)):
             continue
         if _reported(sentence, act) or _about_someone_else(sentence, act) or \
                 _quoted(sentence, act):
@@ -363,6 +368,13 @@ def _wills_an_act(sentence: Sentence) -> bool:
         # named as the purpose of another.
         at = act.start - sentence.offset
         purpose = "to" in sentence.words[max(0, at - 2):at]
+        if pronoun:
+            # "it" is an act the patient thinks of or wishes for, not one they are "going to
+            # do" on Friday (shaving their head for a fundraiser).
+            if any(will.concept in ("thought", "desire") and 0 <= act.start - will.end <= 2
+                   for will in wills):
+                return True
+            continue
         if act.concept == "death_wish" or purpose or any(
                 0 <= act.start - will.end <= _WILL_REACH
                 # "want to kill me" holds its wish; "suicidal thoughts" holds no will
@@ -378,8 +390,8 @@ _ACCIDENTAL = frozenset({"accident", "accidentally", "mistake"})
 # by accident" is judged by the self-harm rule's own context).
 _ACCIDENT_UNDOES = frozenset({"past_act", "self_kill", "method"})
 # "he posted 'I won't be here Monday'": what someone else said, in their words.
-_REPORTING = frozenset({"said", "says", "posted", "posts", "wrote", "writes", "texted", "texts",
-                        "messaged", "tweeted", "told", "tells", "put"})
+_REPORTING = frozenset({"said", "says", "say", "posted", "posts", "wrote", "writes", "texted",
+                        "texts", "messaged", "tweeted", "told", "tells", "put"})
 _REPORTERS = frozenset({"he", "she", "they", "someone", "somebody"})
 
 
@@ -446,8 +458,9 @@ def asserted_concepts(sentences: list[Sentence]) -> list[list[Mention]]:
                 not _reported(sentence, m)
                 and (_speaker_inside(sentence, m) or not _about_someone_else(sentence, m))))
         ]
-        if index + 1 < len(sentences) and _short_denial(sentences[index + 1]):
-            kept = []  # "But wanting to die? No."
+        if (index + 1 < len(sentences) and _short_denial(sentences[index + 1])) or \
+                _denied_item(sentence.words):
+            kept = []  # "But wanting to die? No.", "Wanting to be dead, no."
         if echoed and _has(sentence, "question_echo"):
             kept = []  # "The form asked if I've wanted to die and I ticked no."
         if _joking(sentences, index) or _has(sentence, "exasperation"):
@@ -481,9 +494,19 @@ _DENIAL_WORDS = _DENIALS | frozenset({"none", "at", "all", "really", "ever", "no
 def _short_denial(sentence: Sentence) -> bool:
     """A sentence that only says no ("No.", "Nope, never.", "No, not at all.") answering the
     one before."""
-    words = sentence.words
-    return len(words) <= 6 and words[0] in _DENIALS | {"none"} and \
+    return _only_denies(sentence.words)
+
+
+def _only_denies(words: list[str]) -> bool:
+    return 0 < len(words) <= 6 and words[0] in _DENIALS | {"none"} and \
         _DENIAL_WORDS.issuperset(words)
+
+
+def _denied_item(words: list[str]) -> bool:
+    """A topic answered no in its own short sentence, as a checklist is: "Self-harm, no.",
+    "A plan, no." (not the patient's own words: no "I")."""
+    return 1 < len(words) <= 5 and words[-1] in ("no", "never", "nope", "none") and \
+        "i" not in words
 
 
 def without_denied(text: str, sentences: list[Sentence] | None = None) -> str:
@@ -492,8 +515,8 @@ def without_denied(text: str, sentences: list[Sentence] | None = None) -> str:
     the turn as ``read_turn`` read it, spares reading it again when nothing in it jokes."""
     parts = list(SENTENCE_RE.finditer(text))
     denied = [index for index, part in enumerate(parts[:-1])
-              if (words := tokenize(parts[index + 1].group()))
-              and len(words) <= 2 and words[0] in _DENIALS]
+              if _only_denies(tokenize(parts[index + 1].group()))]
+    denied += [index for index, part in enumerate(parts) if _denied_item(tokenize(part.group()))]
     # "… I'll throw myself off the roof, haha.": a joke, not read as a disclosure either.
     joking = sentences is None or any(_joking(sentences, i) for i in range(len(sentences)))
     said = [tokenize(part.group()) for part in parts] if joking else []
