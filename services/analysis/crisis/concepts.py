@@ -223,8 +223,8 @@ def qualified(sentences: list[Sentence]) -> bool:
     if any(m.concept in _QUALIFIERS and not _denied(s, m) for s in sentences
            for m in s.mentions):
         return True  # "they're not for headaches" is no mundane reason
-    if any(_joking(sentences, index) or _has(sentence, "exasperation")
-           for index, sentence in enumerate(sentences)):
+    if found & _HYPERBOLE and any(_joking(sentences, index) or _has(sentence, "exasperation")
+                                  for index, sentence in enumerate(sentences)):
         return True  # "kms lol this meme", "one more ad and I'll shoot myself": hyperbole
     if not any(_historical(s) for s in sentences) or found & _LIFETIME:
         return False
@@ -416,9 +416,10 @@ _AFFIRMATIONS = frozenset({"yes", "yeah", "yep", "yup", "truth"})
 def _question_denied(sentences: list[Sentence]) -> bool:
     """A question repeated ("you asked if I want to hurt myself", "everyone keeps asking if
     I'm suicidal") and answered no in the turn, with no yes anywhere in it."""
-    words = {word for sentence in sentences for word in sentence.words}
-    return any(_has(s, "question_echo") for s in sentences) and not words & _AFFIRMATIONS \
-        and any(_has(s, "negation") for s in sentences)
+    if not any(_has(s, "question_echo") for s in sentences):
+        return False  # most turns: no question repeated
+    return not any(_AFFIRMATIONS.intersection(s.words) for s in sentences) and \
+        any(_has(s, "negation") for s in sentences)
 
 
 def asserted_concepts(sentences: list[Sentence]) -> list[list[Mention]]:
@@ -514,13 +515,15 @@ def without_denied(text: str, sentences: list[Sentence] | None = None) -> str:
     No.") or that are said as a joke, for readers that do not see sentences. ``sentences``,
     the turn as ``read_turn`` read it, spares reading it again when nothing in it jokes."""
     parts = list(SENTENCE_RE.finditer(text))
-    denied = [index for index, part in enumerate(parts[:-1])
-              if _only_denies(tokenize(parts[index + 1].group()))]
-    denied += [index for index, part in enumerate(parts) if _denied_item(tokenize(part.group()))]
+    if len(parts) == 1 and sentences is not None and len(sentences) == 1:
+        said = [sentences[0].words]  # one sentence, already read
+    else:
+        said = [tokenize(part.group()) for part in parts]
+    denied = [index for index in range(len(parts) - 1) if _only_denies(said[index + 1])]
+    denied += [index for index, words in enumerate(said) if _denied_item(words)]
     # "… I'll throw myself off the roof, haha.": a joke, not read as a disclosure either.
     joking = sentences is None or any(_joking(sentences, i) for i in range(len(sentences)))
-    said = [tokenize(part.group()) for part in parts] if joking else []
-    denied += [index for index, words in enumerate(said) if words and (
+    denied += [index for index, words in enumerate(said if joking else []) if words and (
         _LAUGHTER.intersection(words[-2:]) or _LAUGHTER.intersection(words[:2])
         or (index + 1 < len(said) and _TAKEN_BACK.intersection(said[index + 1][:2])))]
     denied = sorted(set(denied))

@@ -238,6 +238,8 @@ _YEAR_MARKERS = frozenset({"in", "like", "around", "circa", "back", "of", "durin
 
 
 def _past_years(words: list[str], offset: int, sentence: int) -> list[Mention]:
+    if not any(len(word) == 4 and word.isdigit() for word in words):
+        return []  # most sentences name no year
     latest = datetime.date.today().year - PAST_YEARS
     return [Mention("historical", offset + i, offset + i + 1, sentence)
             for i, word in enumerate(words)
