@@ -1188,3 +1188,17 @@ def test_a_topic_studied_warned_of_or_quoted_stays_a_topic(text):
 def test_checklists_speech_recognition_and_wishes(text, raised):
     level = detect_crisis(text, trained_reader=False, model_reader=False).level
     assert (level in ("high", "imminent")) is raised
+
+
+@pytest.mark.parametrize(("text", "raised"), [
+    ("Patient: back in high school i wanted to die most days. now i'm just here for my adhd check",
+     False),
+    ("Patient: In 2012 I was suicidal for a while. These days I'm happy and I mentor others.",
+     False),
+    ("Patient: I wanted to die last week. Now I'm at work.", True),
+    ("Patient: I wanted to die. Now I'm fine.", True),
+    ("Patient: I wanted to kill myself. Now I'm not sure.", True),
+])
+def test_a_turn_told_wholly_in_the_past_and_dated(text, raised):
+    level = detect_crisis(text, trained_reader=False, model_reader=False).level
+    assert (level in ("high", "imminent")) is raised

@@ -262,13 +262,59 @@ def _told_as_current(sentence: Sentence, mention: Mention) -> bool:
         sentence.words[start - sentence.offset:mention.end - sentence.offset]))
 
 
+# Past tense before a risk phrase: "I wanted to die", "I was suicidal", "I self harmed".
+_PAST_VERBS = frozenset({"was", "were", "wanted", "tried", "had", "did", "thought", "felt",
+                         "used", "went", "got", "harmed", "cut"})
+_PRESENT_STATE = frozenset({"now", "nowadays", "today", "these", "since"})
+# What a turn told wholly in the past leaves behind; attempts count for life (C-SSRS).
+_IDEATION_TOLD = frozenset({"self_kill", "self_kill_weak", "death_wish", "self_harm_act",
+                            "self_harm_cue"})
+
+
+def _told_in_the_past(sentences: list[Sentence]) -> bool:
+    """A turn whose ideation or self-harm is all told in the past tense, with a sentence of
+    the present free of it ("back in high school i wanted to die most days. therapy helped a
+    ton, now i'm just here for adhd stuff"); not when an attempt or any present risk is told."""
+    risky = [s for s in sentences if any(m.concept in _RISK_TOLD | _IDEATION_TOLD
+                                         for m in s.mentions)]
+    if not risky or any(_has(s, "past_act") or _has(s, "relapse") for s in sentences):
+        return False
+    if any(_has(s, "recent") and not _historical(s) for s in risky):
+        return False  # "I wanted to die last week. Now I'm at work."
+    for s in risky:
+        for m in s.mentions:
+            if m.concept not in _RISK_TOLD | _IDEATION_TOLD:
+                continue
+            if _told_as_current(s, m):
+                return False
+            at = m.start - s.offset
+            if not (_PAST_VERBS.intersection(s.words[max(0, at - 3):at + 2])
+                    or _historical(s)):
+                return False
+    # Dated ("back in high school", "in 2012", "twenty-some years") and the present told as
+    # well ("I am happy", "now i'm just here for adhd stuff"): not "Now I'm not sure."
+    dated = any(_historical(s) for s in risky) or any(
+        _AGES_AND_SPANS.intersection(s.words) or any(w.isdigit() for w in s.words)
+        for s in sentences)
+    return dated and any(
+        s not in risky and _PRESENT_STATE.intersection(s.words) and (
+            _WELL.intersection(s.words) or {"here", "for"} <= set(s.words)
+            or {"here", "about"} <= set(s.words))
+        for s in sentences)
+
+
+_WELL = frozenset({"happy", "well", "fine", "good", "better", "okay", "ok", "great", "stable",
+                   "sober", "clean", "grateful", "glad", "mentor", "thriving"})
+
+
 def turn_is_resolved(sentences: list[Sentence]) -> bool:
     """A turn that says the risk is over ("that's long passed and I'm hopeful now") and does
     not bring it back ("again", "still", "lately") nor tell any of it in the present ("My
-    knee is better now. I want to kill myself.")."""
+    knee is better now. I want to kill myself."); or one that tells all of it in the past
+    and speaks of the present apart."""
     resolved = any(_has(s, "resolved") for s in sentences)
     if not resolved:
-        return False
+        return _told_in_the_past(sentences)
     if any(m.concept in _RISK_TOLD and not _historical(s) and _told_as_current(s, m)
            and not _negated(s, m)
            and not _COUNTS.issuperset(s.words[m.start - s.offset:m.end - s.offset])
