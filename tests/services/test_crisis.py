@@ -1202,3 +1202,16 @@ def test_checklists_speech_recognition_and_wishes(text, raised):
 def test_a_turn_told_wholly_in_the_past_and_dated(text, raised):
     level = detect_crisis(text, trained_reader=False, model_reader=False).level
     assert (level in ("high", "imminent")) is raised
+
+
+@pytest.mark.parametrize(("text", "raised"), [
+    ("Patient: my brother keeps texting he wants to end it. hes got guns at his place. "
+     "what do i do", False),
+    ("Patient: My dad keeps his pills in the cabinet and I want to take them all. What should "
+     "I do?", True),
+    ("Patient: My brother has guns and I keep thinking about using one on myself. What should "
+     "I do?", True),
+])
+def test_someone_elses_risk_asked_about(text, raised):
+    level = detect_crisis(text, trained_reader=False, model_reader=False).level
+    assert (level in ("high", "imminent")) is raised

@@ -69,7 +69,7 @@ _BODY_PARTS = frozenset({"arm", "arms", "wrist", "wrists", "thigh", "thighs", "l
 _MODIFIER_CONCEPTS = frozenset({"negation", "negation_exception", "hypothetical", "others",
                                 "mundane", "worth_living", "hope_doubted", "academic",
                                 "historical", "resolved", "recent", "accident", "idiom",
-                                "question_echo", "exasperation"})
+                                "question_echo", "exasperation", "help_for_other"})
 
 
 def _clause_bounds(sentence: Sentence, position: int) -> tuple[int, int]:
@@ -459,6 +459,13 @@ def _reported(sentence: Sentence, mention: Mention) -> bool:
 _AFFIRMATIONS = frozenset({"yes", "yeah", "yep", "yup", "truth"})
 
 
+def _tells_of_someone_else(sentence: Sentence) -> bool:
+    """A sentence whose subject is someone else (he, she, my son …) and that says nothing of
+    the patient's own ("I", "myself", "me")."""
+    return (bool(_THIRD_PERSON.intersection(sentence.words)) or _has(sentence, "others")) \
+        and not {"i", "myself", "me"} & set(sentence.words)
+
+
 def _question_denied(sentences: list[Sentence]) -> bool:
     """A question repeated ("you asked if I want to hurt myself", "everyone keeps asking if
     I'm suicidal") and answered no in the turn, with no yes anywhere in it."""
@@ -472,6 +479,7 @@ def asserted_concepts(sentences: list[Sentence]) -> list[list[Mention]]:
     """Per sentence, the concept mentions asserted as the patient's own, present experience."""
     resolved = turn_is_resolved(sentences)
     echoed = _question_denied(sentences)
+    for_other = any(_has(s, "help_for_other") for s in sentences)
     result: list[list[Mention]] = []
     for index, sentence in enumerate(sentences):
         # "my thesis on suicide" is study; "I will kill myself after my exams" is not.
@@ -510,6 +518,10 @@ def asserted_concepts(sentences: list[Sentence]) -> list[list[Mention]]:
             kept = []  # "But wanting to die? No.", "Wanting to be dead, no."
         if echoed and _has(sentence, "question_echo"):
             kept = []  # "The form asked if I've wanted to die and I ticked no."
+        if for_other and _tells_of_someone_else(sentence):
+            # "My son keeps saying he wants to die, and I found pills hidden in his room.
+            # What should I do?": someone else's risk, asked about.
+            kept = []
         if _joking(sentences, index) or _has(sentence, "exasperation"):
             # "… I'll throw myself off a bridge, ha", "kms lol this meme", "if I hear one more
             # ad I'll shoot myself": a hyperbole.
