@@ -22,12 +22,17 @@ def _only_the_model_raises() -> str:
     raise AssertionError("no statement that only the language model raises")
 
 
-def test_the_web_process_reads_with_the_language_model(clinic: Client) -> None:
-    statement = _only_the_model_raises()
+def _analysed_risk(clinic: Client, statement: str) -> dict:
+    """The risk assessment the running service answers for one patient statement."""
     response = clinic.call("POST", "/api/therapy/analyze-session",
                            {"session_transcript": f"Patient: {statement}"})
     assert response.status_code == 200, response.text
-    risk = response.json()["riskAssessment"]
+    return response.json()["riskAssessment"]
+
+
+def test_the_web_process_reads_with_the_language_model(clinic: Client) -> None:
+    statement = _only_the_model_raises()
+    risk = _analysed_risk(clinic, statement)
     assert risk["level"] == "high"
     assert any(FACTOR in factor for factor in risk["factors"])
 
@@ -64,10 +69,7 @@ def test_a_disclosure_only_the_model_reads_is_imminent_with_a_time_set(clinic: C
                   detect_crisis(f"Patient: {s['text']}").signals] == [("risk_statement",
                                                                        "imminent")]]
     assert timed, "no tuning-half statement that only the trained readers raise, timed"
-    response = clinic.call("POST", "/api/therapy/analyze-session",
-                           {"session_transcript": f"Patient: {timed[0]}"})
-    assert response.status_code == 200, response.text
-    risk = response.json()["riskAssessment"]
+    risk = _analysed_risk(clinic, timed[0])
     assert risk["level"] == "imminent"
     assert any("with a time set" in factor for factor in risk["factors"])
 
@@ -80,10 +82,7 @@ def test_a_disclosure_both_trained_readers_agree_on_is_raised(clinic: Client) ->
         alone = apply_safety_floor({"level": "low"},
                                    detect_crisis(f"Patient: {statement}", **readers))
         assert alone["level"] == "low"
-    response = clinic.call("POST", "/api/therapy/analyze-session",
-                           {"session_transcript": f"Patient: {statement}"})
-    assert response.status_code == 200, response.text
-    risk = response.json()["riskAssessment"]
+    risk = _analysed_risk(clinic, statement)
     assert risk["level"] == "high"
     assert any(FACTOR in factor for factor in risk["factors"])
 
@@ -102,9 +101,6 @@ def test_a_plan_both_trained_readers_read_as_ordinary_goes_to_review(clinic: Cli
                and apply_safety_floor({"level": "low"},
                                       detect_crisis(f"Patient: {t}"))["level"] == REVIEW_LEVEL]
     assert doubted, "no ordinary turn that both trained readers send to review"
-    response = clinic.call("POST", "/api/therapy/analyze-session",
-                           {"session_transcript": f"Patient: {doubted[0]}"})
-    assert response.status_code == 200, response.text
-    risk = response.json()["riskAssessment"]
+    risk = _analysed_risk(clinic, doubted[0])
     assert risk["level"] == "moderate"
     assert any("reads as ordinary talk" in factor for factor in risk["factors"])

@@ -953,6 +953,12 @@ def test_scots_forms_read_as_their_english_words():
     assert detect_crisis("Patient: Ah'm gonnae kill myself on Friday.").level == "imminent"
 
 
+def _lexicons_raise(text: str) -> bool:
+    """Whether the lexicons alone (neither trained reader) raise the text to high or above."""
+    return detect_crisis(text, trained_reader=False, model_reader=False).level in (
+        "high", "imminent")
+
+
 @pytest.mark.parametrize("text", [
     "Patient: Lately I keep thinking about doing away with myself.",
     "Patient: I've thought about ending things by my own hand.",
@@ -960,8 +966,7 @@ def test_scots_forms_read_as_their_english_words():
 ])
 def test_euphemisms_for_taking_ones_life_are_read(text):
     assert detect_crisis(text).level in ("high", "imminent")
-    assert detect_crisis(text, trained_reader=False, model_reader=False).level in (
-        "high", "imminent")
+    assert _lexicons_raise(text)
 
 
 def test_fixin_to_reads_as_going_to():
@@ -990,8 +995,7 @@ def test_wordings_read_by_the_lexicons_alone(text, kind):
     "Patient: I've decided I'm not sticking around much longer.",
 ])
 def test_not_sticking_around_is_read(text):
-    assert detect_crisis(text, trained_reader=False, model_reader=False).level in (
-        "high", "imminent")
+    assert _lexicons_raise(text)
 
 
 @pytest.mark.parametrize(("text", "kind"), [
@@ -1027,8 +1031,7 @@ def test_a_year_long_past_dates_what_is_told_with_it(text):
     "Patient: I tried to hang myself in 2015.",
 ])
 def test_a_year_does_not_date_what_goes_on_or_an_attempt(text):
-    assert detect_crisis(text, trained_reader=False, model_reader=False).level in (
-        "high", "imminent")
+    assert _lexicons_raise(text)
 
 
 @pytest.mark.parametrize(("text", "raised"), [
@@ -1039,8 +1042,7 @@ def test_a_year_does_not_date_what_goes_on_or_an_attempt(text):
     ("Patient: I have passive suicidal ideation most days.", True),
 ])
 def test_accidents_and_topic_terms(text, raised):
-    level = detect_crisis(text, trained_reader=False, model_reader=False).level
-    assert (level in ("high", "imminent")) is raised
+    assert _lexicons_raise(text) is raised
 
 
 def test_text_speak_for_someone_else():
@@ -1058,8 +1060,7 @@ def test_text_speak_for_someone_else():
     "Patient: I'm ready to go home to the Lord, I pray for it every night.",
 ])
 def test_wordings_of_the_earlier_sets_read_by_the_lexicons_alone(text):
-    assert detect_crisis(text, trained_reader=False, model_reader=False).level in (
-        "high", "imminent")
+    assert _lexicons_raise(text)
 
 
 @pytest.mark.parametrize("text", [
@@ -1069,8 +1070,7 @@ def test_wordings_of_the_earlier_sets_read_by_the_lexicons_alone(text):
     "Patient: I've picked a day. I won't say which.",
 ])
 def test_plainly_worded_disclosures_read_by_the_lexicons_alone(text):
-    assert detect_crisis(text, trained_reader=False, model_reader=False).level in (
-        "high", "imminent")
+    assert _lexicons_raise(text)
 
 
 @pytest.mark.parametrize("text", [
@@ -1090,8 +1090,7 @@ def test_ordinary_plans_named_as_such_stay_quiet(text):
     ("Patient: Everyone keeps asking if I'm suicidal and the truth is I am.", True),
 ])
 def test_a_question_repeated_is_answered_by_the_turn(text, raised):
-    level = detect_crisis(text, trained_reader=False, model_reader=False).level
-    assert (level in ("high", "imminent")) is raised
+    assert _lexicons_raise(text) is raised
 
 
 @pytest.mark.parametrize(("text", "raised"), [
@@ -1102,8 +1101,7 @@ def test_a_question_repeated_is_answered_by_the_turn(text, raised):
     ("Patient: I want to die lol", True),
 ])
 def test_hyperbole_directives_and_disposal(text, raised):
-    level = detect_crisis(text, trained_reader=False, model_reader=False).level
-    assert (level in ("high", "imminent")) is raised
+    assert _lexicons_raise(text) is raised
 
 
 @pytest.mark.parametrize(("text", "raised"), [
@@ -1111,8 +1109,7 @@ def test_hyperbole_directives_and_disposal(text, raised):
     ("Patient: I carved his initials into my arm last night.", True),
 ])
 def test_kitchen_and_workshop_accidents(text, raised):
-    level = detect_crisis(text, trained_reader=False, model_reader=False).level
-    assert (level in ("high", "imminent")) is raised
+    assert _lexicons_raise(text) is raised
 
 
 @pytest.mark.parametrize(("text", "raised"), [
@@ -1125,8 +1122,7 @@ def test_kitchen_and_workshop_accidents(text, raised):
     ("Patient: had a suicide attempt at 15, im 34 now. been stable forever.", False),
 ])
 def test_a_now_that_brings_it_back_or_counts_the_years(text, raised):
-    level = detect_crisis(text, trained_reader=False, model_reader=False).level
-    assert (level in ("high", "imminent")) is raised
+    assert _lexicons_raise(text) is raised
 
 
 @pytest.mark.parametrize("text", [
@@ -1139,8 +1135,7 @@ def test_a_now_that_brings_it_back_or_counts_the_years(text, raised):
 def test_risk_told_in_the_present_is_not_what_a_turn_calls_resolved(text):
     """A word of recovery elsewhere in the turn does not cover what is said now (every
     reader missed the second and fourth before)."""
-    assert detect_crisis(text, trained_reader=False, model_reader=False).level in (
-        "high", "imminent")
+    assert _lexicons_raise(text)
 
 
 @pytest.mark.parametrize("text", [
@@ -1163,8 +1158,7 @@ def test_a_resolved_turn_told_in_the_past_stays_resolved(text):
 def test_an_act_the_patient_wills_is_no_topic_of_a_qualifier_beside_it(text):
     """A course, a film, a job, a prescription or a trip named in the sentence does not make
     the patient's own act a topic (every reader missed these before)."""
-    assert detect_crisis(text, trained_reader=False, model_reader=False).level in (
-        "high", "imminent")
+    assert _lexicons_raise(text)
 
 
 @pytest.mark.parametrize("text", [
@@ -1186,8 +1180,7 @@ def test_a_topic_studied_warned_of_or_quoted_stays_a_topic(text):
      True),
 ])
 def test_checklists_speech_recognition_and_wishes(text, raised):
-    level = detect_crisis(text, trained_reader=False, model_reader=False).level
-    assert (level in ("high", "imminent")) is raised
+    assert _lexicons_raise(text) is raised
 
 
 @pytest.mark.parametrize(("text", "raised"), [
@@ -1200,8 +1193,7 @@ def test_checklists_speech_recognition_and_wishes(text, raised):
     ("Patient: I wanted to kill myself. Now I'm not sure.", True),
 ])
 def test_a_turn_told_wholly_in_the_past_and_dated(text, raised):
-    level = detect_crisis(text, trained_reader=False, model_reader=False).level
-    assert (level in ("high", "imminent")) is raised
+    assert _lexicons_raise(text) is raised
 
 
 @pytest.mark.parametrize(("text", "raised"), [
@@ -1213,5 +1205,4 @@ def test_a_turn_told_wholly_in_the_past_and_dated(text, raised):
      "I do?", True),
 ])
 def test_someone_elses_risk_asked_about(text, raised):
-    level = detect_crisis(text, trained_reader=False, model_reader=False).level
-    assert (level in ("high", "imminent")) is raised
+    assert _lexicons_raise(text) is raised
