@@ -248,3 +248,17 @@ def test_both_readers_agreeing_raise_what_neither_raises_alone():
     model_at, reader_at = model_reader.agreement(read_turn(firewood))
     assert model_reader.scores([firewood])[0] >= model_at > reader_at > reader.score(firewood)
     assert detect_crisis(f"Patient: {firewood}").level is None
+
+
+def test_a_plan_told_in_words_of_dying_is_never_ordinary_talk():
+    """Both trained readers rate this disclosure as ordinary talk; it names its act in words
+    of dying, so it is not sent to review."""
+    from services.analysis.crisis import reader
+    from services.analysis.crisis.concepts import read_turn
+
+    text = "Once the divorce is finalised I'm checking out for good."
+    model_below, reader_below = model_reader.model().ordinary_below
+    assert model_reader.scores([text])[0] < model_below
+    assert reader.score(text) < reader_below
+    assert concepts.names_dying(read_turn(text))
+    assert detect_crisis(f"Patient: {text}").level == "imminent"

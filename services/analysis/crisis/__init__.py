@@ -176,13 +176,14 @@ def _reads_as_ordinary(text: str, sentences: list[Sentence],
                        findings: list[concepts.ConceptFinding],
                        score: language_model.TurnScores) -> bool:
     """Whether a turn's only crisis findings are plans, methods, means or intent (no wish to
-    die, ideation, self-harm or attempt; no preparation such as a note or things given
-    away, which both readers rate low when told plainly) and both trained readers rate it as
+    die, ideation, self-harm or attempt, and no word of dying or self-harm behind them; no
+    preparation such as a note or things given away, which both readers rate low when told
+    plainly) and both trained readers rate it as
     ordinary talk: the language model and the word reader each below their
     ``ordinary_below``. Neither alone may overrule a finding (each rates some plain
     disclosures near 0)."""
     kinds = {f.kind for f in findings if f.kind != concepts.REVIEW}
-    if not kinds or not kinds <= ORDINARY_KINDS or any(
+    if not kinds or not kinds <= ORDINARY_KINDS or concepts.names_dying(sentences) or any(
             m.concept in PREPARATION_CONCEPTS for s in sentences for m in s.mentions):
         return False
     model_below, reader_below = language_model.model().ordinary_below

@@ -214,6 +214,18 @@ def _historical(sentence: Sentence) -> bool:
         for m in sentence.mentions)
 
 
+# Words of dying or self-harm (not the weak ones ordinary talk uses: "be gone", "I'm done").
+_DYING = frozenset({"self_kill", "death_wish", "self_harm_act", "self_harm_cue", "past_act"})
+
+
+def names_dying(sentences: list[Sentence]) -> bool:
+    """Whether the turn says dying, killing oneself or self-harm in so many words (the topic
+    word "suicide" alone aside): an intent or plan told so is never ordinary talk, however a
+    trained reader rates it ("Once the divorce is finalised I'm checking out for good.")."""
+    return any(m.concept in _DYING and not (m.concept == "self_kill" and _topic_word(s, m))
+               for s in sentences for m in s.mentions)
+
+
 def qualified(sentences: list[Sentence]) -> bool:
     """Whether a turn carries a ConText modifier that can make a topic word not a disclosure:
     academic, a joke or an exasperated hyperbole, or historical thoughts ("suicidal in my
