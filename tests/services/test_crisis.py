@@ -1206,3 +1206,15 @@ def test_a_turn_told_wholly_in_the_past_and_dated(text, raised):
 ])
 def test_someone_elses_risk_asked_about(text, raised):
     assert _lexicons_raise(text) is raised
+
+
+@pytest.mark.parametrize(("text", "raised"), [
+    ("Patient: I am not safe now. I have the rope.", True),
+    ("Patient: I still have the full box of amitriptyline and I don't trust myself with it.",
+     True),
+    ("Patient: I keep my pills in the cabinet. When I'm low I forget to take them.", False),
+    ("Patient: I pray the Lord takes me in the night, I've had enough.", True),
+    ("Patient: Ah'm no wantin tae be here. Been thinkin aboot toppin masel aw week.", True),
+])
+def test_means_at_hand_when_unsafe_and_more_wordings(text, raised):
+    assert _lexicons_raise(text) is raised

@@ -324,7 +324,9 @@ def turn_is_resolved(sentences: list[Sentence]) -> bool:
     not bring it back ("again", "still", "lately") nor tell any of it in the present ("My
     knee is better now. I want to kill myself."); or one that tells all of it in the past
     and speaks of the present apart."""
-    resolved = any(_has(s, "resolved") for s in sentences)
+    # "I'm not in a good place", "I am not safe now": a recovery denied is none.
+    resolved = any(m.concept == "resolved" and not _negated(s, m)
+                   for s in sentences for m in s.mentions)
     if not resolved:
         return _told_in_the_past(sentences)
     if any(m.concept in _RISK_TOLD and not _historical(s) and _told_as_current(s, m)
@@ -939,6 +941,10 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
                 any(m.concept == "dark_state" for m in near)
                 and {m.concept for m in near} & _DARK_WITH
                 for near in asserted[low:high]))
+        # Means the patient has at hand, told beside their not being safe with themselves:
+        # "I am not safe now. I have the rope.", "… and I don't trust myself with it."
+        darkened = darkened or ("unsafe" in window and "possession" in own
+                                and bool(set(sentence.words) & _FIRST_PERSON))
         if means is not None and "possession" in window and (
             window & {"purpose", "self_kill", "self_kill_weak", "death_wish"} or darkened
         ):
