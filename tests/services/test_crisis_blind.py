@@ -26,11 +26,11 @@ from tests.services.crisis_blind import (
 ANALYZE_URL = "/api/therapy/analyze-session"
 
 # The issue's goals (recall >= 90 %, false alarms <= 10 %) are NOT met on the held-out halves.
-# These floors guard the measured figures (820/984 recall, 79/633 false alarms over the sixteen
-# sets' held-out halves; without the language model 739/984 and 76/633) against regression;
-# they are not the goals.
-MEASURED_MIN_RECALL = 0.833
-MEASURED_MAX_FALSE_ALARMS = 0.125
+# These floors guard the measured figures (867/1041 recall, 83/676 false alarms over the
+# seventeen sets' held-out halves; without the language model 782/1041 and 81/676) against
+# regression; they are not the goals.
+MEASURED_MIN_RECALL = 0.832
+MEASURED_MAX_FALSE_ALARMS = 0.123
 
 
 def _level(statement: dict) -> str:
