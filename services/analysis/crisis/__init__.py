@@ -53,7 +53,7 @@ from services.analysis.crisis.phrases import (
     max_level,
     statement_factor,
 )
-from services.analysis.crisis.reading import Sentence
+from services.analysis.crisis.reading import Sentence, names
 from services.analysis.shape import RISK_LEVELS
 from services.analysis.transcript import (
     ROLE_CLINICIAN,
@@ -178,13 +178,12 @@ def _reads_as_ordinary(text: str, sentences: list[Sentence],
     """Whether a turn's only crisis findings are plans, methods, means or intent (no wish to
     die, ideation, self-harm or attempt, and no word of dying or self-harm behind them; no
     preparation such as a note or things given away, which both readers rate low when told
-    plainly) and both trained readers rate it as
-    ordinary talk: the language model and the word reader each below their
-    ``ordinary_below``. Neither alone may overrule a finding (each rates some plain
-    disclosures near 0)."""
+    plainly) and both trained readers rate it as ordinary talk: the language model and the
+    word reader each below their ``ordinary_below``. Neither alone may overrule a finding
+    (each rates some plain disclosures near 0)."""
     kinds = {f.kind for f in findings if f.kind != concepts.REVIEW}
-    if not kinds or not kinds <= ORDINARY_KINDS or concepts.names_dying(sentences) or any(
-            m.concept in PREPARATION_CONCEPTS for s in sentences for m in s.mentions):
+    if not kinds or not kinds <= ORDINARY_KINDS or concepts.names_dying(sentences) or \
+            names(sentences, PREPARATION_CONCEPTS):
         return False
     model_below, reader_below = language_model.model().ordinary_below
     return reader.score(text) < reader_below and score(text) < model_below

@@ -235,8 +235,7 @@ def qualified(sentences: list[Sentence]) -> bool:
     if any(m.concept in _QUALIFIERS and not _denied(s, m) for s in sentences
            for m in s.mentions):
         return True  # "they're not for headaches" is no mundane reason
-    if found & _HYPERBOLE and any(_joking(sentences, index) or _has(sentence, "exasperation")
-                                  for index, sentence in enumerate(sentences)):
+    if found & _HYPERBOLE and any(_hyperbole(sentences, index) for index in range(len(sentences))):
         return True  # "kms lol this meme", "one more ad and I'll shoot myself": hyperbole
     if not any(_historical(s) for s in sentences) or found & _LIFETIME:
         return False
@@ -527,7 +526,7 @@ def asserted_concepts(sentences: list[Sentence]) -> list[list[Mention]]:
                 not _reported(sentence, m)
                 and (_speaker_inside(sentence, m) or not _about_someone_else(sentence, m))))
         ]
-        if (index + 1 < len(sentences) and _short_denial(sentences[index + 1])) or \
+        if (index + 1 < len(sentences) and _only_denies(sentences[index + 1].words)) or \
                 _denied_item(sentence.words):
             kept = []  # "But wanting to die? No.", "Wanting to be dead, no."
         if echoed and _has(sentence, "question_echo"):
@@ -536,7 +535,7 @@ def asserted_concepts(sentences: list[Sentence]) -> list[list[Mention]]:
             # "My son keeps saying he wants to die, and I found pills hidden in his room.
             # What should I do?": someone else's risk, asked about.
             kept = []
-        if _joking(sentences, index) or _has(sentence, "exasperation"):
+        if _hyperbole(sentences, index):
             # "… I'll throw myself off a bridge, ha", "kms lol this meme", "if I hear one more
             # ad I'll shoot myself": a hyperbole.
             kept = [m for m in kept if m.concept not in _HYPERBOLE]
@@ -564,13 +563,14 @@ _DENIAL_WORDS = _DENIALS | frozenset({"none", "at", "all", "really", "ever", "no
                                       "absolutely", "definitely", "honestly"})
 
 
-def _short_denial(sentence: Sentence) -> bool:
-    """A sentence that only says no ("No.", "Nope, never.", "No, not at all.") answering the
-    one before."""
-    return _only_denies(sentence.words)
+def _hyperbole(sentences: list[Sentence], index: int) -> bool:
+    """A sentence said as a joke or in exasperation ("if I hear one more ad …")."""
+    return _joking(sentences, index) or _has(sentences[index], "exasperation")
 
 
 def _only_denies(words: list[str]) -> bool:
+    """A sentence that only says no ("No.", "Nope, never.", "No, not at all."), answering the
+    one before."""
     return 0 < len(words) <= 6 and words[0] in _DENIALS | {"none"} and \
         _DENIAL_WORDS.issuperset(words)
 

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from services.analysis.crisis.reader import RISK_CONCEPTS
-from services.analysis.crisis.reading import Sentence
+from services.analysis.crisis.reading import Sentence, names
 
 MODEL_DIR = Path(__file__).with_name("model")
 MODEL_FILE = "crisis_model.onnx"
@@ -135,14 +135,10 @@ def windows(text: str) -> list[str]:
     return out
 
 
-def _names(sentences: list[Sentence], concepts: frozenset[str]) -> bool:
-    return any(m.concept in concepts for s in sentences for m in s.mentions)
-
-
 def reads(sentences: list[Sentence]) -> bool:
     """Whether the model reads a patient turn: one naming a word of risk, a method, means, a
     plan or intent (GATE_CONCEPTS), asserted or not."""
-    return _names(sentences, GATE_CONCEPTS)
+    return names(sentences, GATE_CONCEPTS)
 
 
 def threshold(sentences: list[Sentence]) -> float:
@@ -150,7 +146,7 @@ def threshold(sentences: list[Sentence]) -> float:
     word of risk than where it names only methods, means or plans, of which ordinary life is
     full."""
     loaded = model()
-    return loaded.escalate_at_risk_words if _names(sentences, RISK_CONCEPTS) else \
+    return loaded.escalate_at_risk_words if names(sentences, RISK_CONCEPTS) else \
         loaded.escalate_at
 
 
@@ -158,7 +154,7 @@ def agreement(sentences: list[Sentence]) -> tuple[float, float]:
     """The (model, word reader) scores at which a turn the model reads is a risk statement
     when both readers agree; like ``threshold``, lower where it names a word of risk."""
     loaded = model()
-    return loaded.agree_at_risk_words if _names(sentences, RISK_CONCEPTS) else loaded.agree_at
+    return loaded.agree_at_risk_words if names(sentences, RISK_CONCEPTS) else loaded.agree_at
 
 
 class TurnScores:

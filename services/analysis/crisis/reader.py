@@ -29,7 +29,7 @@ from itertools import pairwise
 from pathlib import Path
 
 from services.analysis.crisis.concepts import asserted_concepts
-from services.analysis.crisis.reading import Sentence
+from services.analysis.crisis.reading import Sentence, names
 
 MODEL_PATH = Path(__file__).with_name("reader_model.json")
 # scikit-learn's default token pattern: runs of two or more word characters.
@@ -84,8 +84,7 @@ def worth_reading(sentences: list[Sentence]) -> bool:
     present experience (not denied, hypothetical, someone else's, studied or long past):
     word counts cannot tell "I don't want to die" from "I want to die", the assertion
     reading can."""
-    if not any(mention.concept in RISK_CONCEPTS
-               for sentence in sentences for mention in sentence.mentions):
+    if not names(sentences, RISK_CONCEPTS):
         return False  # most turns: no word of risk at all, no assertion reading needed
     return any(mention.concept in RISK_CONCEPTS
                for mentions in asserted_concepts(sentences) for mention in mentions)

@@ -247,6 +247,11 @@ def _past_years(words: list[str], offset: int, sentence: int) -> list[Mention]:
             and words[i - 1] in _YEAR_MARKERS]
 
 
+def names(sentences: list[Sentence], concepts: frozenset[str]) -> bool:
+    """Whether the turn names any of these concepts, asserted or not."""
+    return any(m.concept in concepts for s in sentences for m in s.mentions)
+
+
 def read_turn(text: str) -> list[Sentence]:
     sentences: list[Sentence] = []
     offset = 0
