@@ -26,11 +26,10 @@ from tests.services.crisis_blind import (
 ANALYZE_URL = "/api/therapy/analyze-session"
 
 # The issue's goals (recall >= 90 %, false alarms <= 10 %) are NOT met on the held-out halves.
-# These floors guard the measured figures (867/1041 recall, 83/676 false alarms over the
-# seventeen sets' held-out halves; without the language model 782/1041 and 81/676) against
-# regression; they are not the goals.
-MEASURED_MIN_RECALL = 0.832
-MEASURED_MAX_FALSE_ALARMS = 0.123
+# These floors guard the measured figures (957/1152 recall, 96/765 false alarms over the
+# nineteen sets' held-out halves) against regression; they are not the goals.
+MEASURED_MIN_RECALL = 0.830
+MEASURED_MAX_FALSE_ALARMS = 0.126
 
 
 def _level(statement: dict) -> str:
