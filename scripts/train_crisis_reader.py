@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -52,7 +53,10 @@ FRESH_WRITERS = ("w5", "w6", "w7", "w8")
 
 
 def writer(statement: dict) -> str:
-    return statement["id"].split("_")[0] if "_" in statement["id"] else "w1"
+    """"w5" for "w5_012" and "w17" for "w17-161" (later writers' ids); the first set's ids
+    ("b064") name no writer."""
+    return re.split(r"[_-]", statement["id"])[0] if re.match(r"w\d+[_-]", statement["id"]) \
+        else "w1"
 
 
 # What this reader is trained on, named, so that material added later for the language model
