@@ -282,27 +282,19 @@ def main() -> int:
         validate_on_writers(split_blind_set()[TUNING], extra_material(None),
                             args.validate_on_writers)
         return 0
-    if args.candidate:
-        tuning = split_blind_set([DATA / name for name in CANDIDATE_SETS])[TUNING]
-        extra = extra_material(None)
-        tokenizer, model = fit(tuning + extra)
-        export(tokenizer, model, args.candidate)
-        write_settings(len(tuning), len(extra), args.candidate)
-        print(f"wrote {args.candidate} from {len(tuning)} tuning statements and "
-              f"{len(extra)} others")
-        return 0
-    tuning = split_blind_set([DATA / name for name in MODEL_SETS])[TUNING]
-    extra = extra_material(MODEL_EXTRA)
+    # The committed model, or with --candidate every set but writers 18-19 and every file.
+    sets, extra_names, directory = (CANDIDATE_SETS, None, args.candidate) if args.candidate \
+        else (MODEL_SETS, MODEL_EXTRA, MODEL_DIR)
+    tuning = split_blind_set([DATA / name for name in sets])[TUNING]
+    extra = extra_material(extra_names)
     if args.cross_validate:
         cross_validate(tuning, extra)
         return 0
     tokenizer, model = fit(tuning + extra)
-    export(tokenizer, model, MODEL_DIR)
-    write_settings(len(tuning), len(extra))
-    print(f"wrote {MODEL_DIR.relative_to(ROOT)} from {len(tuning)} tuning statements and "
-          f"{len(extra)} others")
+    export(tokenizer, model, directory)
+    write_settings(len(tuning), len(extra), directory)
+    print(f"wrote {directory} from {len(tuning)} tuning statements and {len(extra)} others")
     return 0
-
 
 if __name__ == "__main__":
     raise SystemExit(main())

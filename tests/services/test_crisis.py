@@ -1058,18 +1058,13 @@ def test_text_speak_for_someone_else():
     "Patient: I press the curling iron against my arm when nobody's home.",
     "Patient: I wish I had not been born, every single day.",
     "Patient: I'm ready to go home to the Lord, I pray for it every night.",
-])
-def test_wordings_of_the_earlier_sets_read_by_the_lexicons_alone(text):
-    assert _lexicons_raise(text)
-
-
-@pytest.mark.parametrize("text", [
+    # Plainly worded disclosures.
     "Patient: Some nights I just want to stay asleep forever.",
     "Patient: I keep thinking about sitting in the garage with the engine running.",
     "Patient: I made my try last month, with the pills, nobody knows.",
     "Patient: I've picked a day. I won't say which.",
 ])
-def test_plainly_worded_disclosures_read_by_the_lexicons_alone(text):
+def test_wordings_of_the_earlier_sets_and_plain_disclosures_read_by_the_lexicons_alone(text):
     assert _lexicons_raise(text)
 
 
