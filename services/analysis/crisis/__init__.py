@@ -28,7 +28,9 @@ from __future__ import annotations
 
 from services.analysis.crisis import concepts, reader
 from services.analysis.crisis import model_reader as language_model
-from services.analysis.crisis.phrases import (
+from services.analysis.crisis.phrases import assess_phrases
+from services.analysis.crisis.reading import Sentence, names
+from services.analysis.crisis.signals import (
     HIGH,
     HOMICIDAL_IDEATION,
     IMMINENT,
@@ -48,12 +50,10 @@ from services.analysis.crisis.phrases import (
     CrisisAssessment,
     CrisisSignal,
     apply_safety_floor,
-    assess_phrases,
     assessment_level,
     max_level,
     statement_factor,
 )
-from services.analysis.crisis.reading import Sentence, names
 from services.analysis.shape import RISK_LEVELS
 from services.analysis.transcript import (
     ROLE_CLINICIAN,
