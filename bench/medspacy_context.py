@@ -25,7 +25,7 @@ sys.path.extend(glob.glob(str(ROOT / ".venv/lib/python3*/site-packages")))
 import medspacy  # noqa: E402
 from spacy.tokens import Doc, Span  # noqa: E402
 
-from services.analysis.crisis import apply_safety_floor, concepts, detect_crisis  # noqa: E402
+from services.analysis.crisis import apply_safety_floor, assertion, concepts, detect_crisis  # noqa: E402
 from tests.services.crisis_blind import TUNING, measure, split_blind_set  # noqa: E402
 
 nlp = medspacy.load(medspacy_enable=["medspacy_pyrush", "medspacy_context"])
@@ -33,14 +33,14 @@ context = nlp.get_pipe("medspacy_context")
 original = concepts.asserted_concepts
 
 def medspacy_asserted(sentences):
-    resolved = concepts.turn_is_resolved(sentences)
+    resolved = assertion.turn_is_resolved(sentences)
     result = []
     for s in sentences:
-        if resolved or concepts._has(s, "academic"):
+        if resolved or assertion.has(s, "academic"):
             result.append([])
             continue
         idioms = [(m.start, m.end) for m in s.mentions if m.concept == "idiom"]
-        targets = [m for m in s.mentions if m.concept not in concepts._MODIFIER_CONCEPTS
+        targets = [m for m in s.mentions if m.concept not in assertion.MODIFIER_CONCEPTS
                    and not any(m.start < e and st < m.end for st, e in idioms)]
         doc = Doc(nlp.vocab, words=s.words,
                   sent_starts=[True] + [False] * (len(s.words) - 1))

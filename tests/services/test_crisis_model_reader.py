@@ -14,6 +14,7 @@ from services.analysis.crisis import (
     ORDINARY_KINDS,
     RISK_STATEMENT,
     apply_safety_floor,
+    assertion,
     concepts,
     detect_crisis,
     model_reader,
@@ -241,7 +242,7 @@ def test_both_readers_agreeing_raise_what_neither_raises_alone():
     model_at, reader_at = model_reader.agreement(read_turn(denial))
     assert model_reader.scores([denial])[0] >= model_at
     assert reader.score(denial) >= reader_at
-    assert concepts.distanced(read_turn(denial), model_reader.GATE_CONCEPTS)
+    assert assertion.distanced(read_turn(denial), model_reader.GATE_CONCEPTS)
     assert detect_crisis(f"Patient: {denial}").level is None
 
     firewood = "I stack the firewood in the garage and split it with the axe in the fall."
@@ -260,5 +261,5 @@ def test_a_plan_told_in_words_of_dying_is_never_ordinary_talk():
     model_below, reader_below = model_reader.model().ordinary_below
     assert model_reader.scores([text])[0] < model_below
     assert reader.score(text) < reader_below
-    assert concepts.names_dying(read_turn(text))
+    assert assertion.names_dying(read_turn(text))
     assert detect_crisis(f"Patient: {text}").level == "imminent"

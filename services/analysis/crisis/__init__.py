@@ -8,11 +8,15 @@ transcript lines.
 Four readers are combined:
 
 * ``concepts`` reads every patient (and unlabelled) turn by meaning: concept lexicons matched
-  on normalised, stemmed, spelling-tolerant tokens, kept only when asserted (ConText-style:
-  not negated, hypothetical, someone else's, academic, or over and done), then combined into
-  C-SSRS kinds. It is what generalises to wording nobody wrote a pattern for.
+  on normalised, stemmed, spelling-tolerant tokens (``reading``), kept only when asserted
+  (``assertion``, ConText-style: not negated, hypothetical, someone else's, academic, or over
+  and done), then combined into C-SSRS kinds. It is what generalises to wording nobody wrote a
+  pattern for.
 * ``phrases`` keeps what needs the whole transcript: a clinician's screening question and the
-  patient's "yes", documented findings in clinician notes, and precise phrases.
+  patient's "yes" (``questions``), documented findings in clinician notes, and precise phrases
+  (``patterns``).
+
+Kinds, levels and the safety floor over them are in ``signals``.
 * ``reader`` (word and word-pair counts) and ``model_reader`` (a fine-tuned sentence encoder)
   are trained on statements. They add a signal where the lexicons found none, each alone or
   both agreeing. Neither alone lowers a finding (each rates some plain disclosures near 0);
@@ -26,10 +30,10 @@ A kind is reported once; when both readers find it, the more severe reading wins
 
 from __future__ import annotations
 
-from services.analysis.crisis import concepts, reader
+from services.analysis.crisis import assertion, concepts, reader
 from services.analysis.crisis import model_reader as language_model
 from services.analysis.crisis.phrases import assess_phrases
-from services.analysis.crisis.reading import Sentence, names
+from services.analysis.crisis.reading import Sentence, names, read_turn
 from services.analysis.crisis.signals import (
     HIGH,
     HOMICIDAL_IDEATION,
@@ -113,8 +117,8 @@ def assess_turns(turns: list[Turn], *, trained_reader: bool = True,
         if turn.role == ROLE_CLINICIAN:
             phrase_turns.append(turn)
             continue
-        sentences = readings[index] = concepts.read_turn(turn.text)
-        if concepts.turn_is_resolved(sentences):
+        sentences = readings[index] = read_turn(turn.text)
+        if assertion.turn_is_resolved(sentences):
             # "I wanted to die after my divorce, but that's long passed": history, not risk.
             phrase_turns.append(Turn(turn.role, ""))
             continue
@@ -129,12 +133,12 @@ def assess_turns(turns: list[Turn], *, trained_reader: bool = True,
             findings = [f for f in findings if f.kind == concepts.REVIEW]
             phrase_turns.append(Turn(turn.role, ""))
         elif not any(f.kind != concepts.REVIEW for f in findings) and \
-                concepts.qualified(sentences):
+                assertion.qualified(sentences):
             # The concept reading judged the topic not asserted ("a book about self-harm for my
             # class"): the phrase patterns, which cannot see that, do not overrule it.
             phrase_turns.append(Turn(turn.role, ""))
         else:
-            phrase_turns.append(Turn(turn.role, concepts.without_denied(turn.text, sentences)))
+            phrase_turns.append(Turn(turn.role, assertion.without_denied(turn.text, sentences)))
         for finding in findings:
             if finding.kind == concepts.REVIEW:
                 review.setdefault(finding.cue, CrisisSignal(
@@ -182,7 +186,7 @@ def _reads_as_ordinary(text: str, sentences: list[Sentence],
     word reader each below their ``ordinary_below``. Neither alone may overrule a finding
     (each rates some plain disclosures near 0)."""
     kinds = {f.kind for f in findings if f.kind != concepts.REVIEW}
-    if not kinds or not kinds <= ORDINARY_KINDS or concepts.names_dying(sentences) or \
+    if not kinds or not kinds <= ORDINARY_KINDS or assertion.names_dying(sentences) or \
             names(sentences, PREPARATION_CONCEPTS):
         return False
     model_below, reader_below = language_model.model().ordinary_below
@@ -196,7 +200,7 @@ def _both_agree(text: str, sentences: list[Sentence], model_score: float) -> boo
     plan to kill myself" for one."""
     model_at, reader_at = language_model.agreement(sentences)
     return model_score >= model_at and reader.score(text) >= reader_at and \
-        not concepts.distanced(sentences, language_model.GATE_CONCEPTS)
+        not assertion.distanced(sentences, language_model.GATE_CONCEPTS)
 
 
 def _first_read_as_risk(turns: list[Turn], readings: dict[int, list[Sentence]], *,

@@ -28,7 +28,7 @@ from functools import cache
 from itertools import pairwise
 from pathlib import Path
 
-from services.analysis.crisis.concepts import asserted_concepts
+from services.analysis.crisis.assertion import asserted_concepts
 from services.analysis.crisis.reading import Sentence, names
 
 MODEL_PATH = Path(__file__).with_name("reader_model.json")
