@@ -19,7 +19,7 @@ from peewee import (
     fn,
 )
 
-from models.audit import AuditEntry, audited_select, insert_rows
+from models.audit import AuditEntry, audited_select, insert_list
 from models.base import BaseModel, db, execute_later, is_postgres, prepared
 
 M = TypeVar("M", bound=BaseModel)
@@ -168,12 +168,13 @@ class RowsWhere:
     def page_and_count(self, page: int, page_size: int,
                        audit: AuditEntry | None = None) -> tuple[list, int | None]:
         """A page and the total count in one statement; the count is None when the page is
-        empty (past the end, or no rows), which carries no total. With `audit`, each record
-        of the page gets its audit row (on PostgreSQL in the same statement)."""
+        empty (past the end, or no rows), which carries no total. With `audit`, the page gets
+        its list audit row naming every record returned (on PostgreSQL in the same
+        statement)."""
         equals = list(self.equals.values())
         sql, values = self._counted_sql, [*equals, *equals, page_size, (page - 1) * page_size]
         if audit is not None and is_postgres():
-            sql, values = audited_select(sql, values, audit, page_size)
+            sql, values = audited_select(sql, values, audit)
             audit = None
         cursor = db.execute_sql(prepared(sql), values)
         rows = cursor.fetchall()
@@ -182,5 +183,5 @@ class RowsWhere:
         columns = tuple(column[0] for column in cursor.description[:-1])
         items = _rows_to_instances(self.model, columns, rows)
         if audit is not None:
-            insert_rows(audit, [item.id for item in items])
+            insert_list(audit, [item.id for item in items])
         return items, rows[0][-1]
