@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import marshmallow as ma
 from flask import Flask, send_from_directory
 from flask_smorest import Api, Page
@@ -104,8 +106,14 @@ def page_items(query, params: PaginationParameters,
         return []
     items = list(query.paginate(params.page, params.page_size))
     if entry is not None:
-        audit_trail.record_list(entry, [item.id for item in items])
+        audit_trail.record_list(entry, [_record_id(item) for item in items])
     return items
+
+
+def _record_id(item) -> str:
+    """A listed record's id, whether the list reads instances or mappings
+    (`RowsWhere(mappings=True)`)."""
+    return item["id"] if isinstance(item, Mapping) else item.id
 
 
 class ListPage(Page):
