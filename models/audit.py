@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from peewee import CharField
+from peewee import SQL, CharField, ModelSelect
 
 from models.base import (
     BaseModel,
+    JSONField,
     UTCDateTimeField,
     db,
     execute_later,
+    is_postgres,
     new_id,
     prepared,
     utcnow,
@@ -28,12 +30,32 @@ class AuditEvent(BaseModel):
     resource_id = CharField(max_length=64, null=True, index=True)
     ip = CharField(max_length=64, null=True)
     request_id = CharField(max_length=64, null=True)
+    # A list's one entry names every record the page returned, in the page's order (a JSON
+    # array); resource_id is then empty. `entries_about` finds a record in either.
+    resource_ids = JSONField(null=True)
+
+
+def entries_about(resource_type: str, resource_id: str) -> ModelSelect:
+    """Every entry about one record, oldest first: its own (read, create, update…) and those
+    of the lists that returned it. The lists' are found by reading the list entries of that
+    resource type (no index covers the ids inside them): an auditor's question, not a hot
+    path."""
+    if is_postgres():
+        listed = SQL("(resource_ids::jsonb ? %s)", [resource_id])
+    else:
+        listed = SQL("EXISTS (SELECT 1 FROM json_each(resource_ids) WHERE value = ?)",
+                     [resource_id])
+    return (AuditEvent.select()
+            .where((AuditEvent.resource_type == resource_type)
+                   & ((AuditEvent.resource_id == resource_id)
+                      | (AuditEvent.resource_ids.is_null(False) & listed)))
+            .order_by(AuditEvent.at, AuditEvent.id))
 
 
 @dataclass(frozen=True)
 class AuditEntry:
-    """What one operation writes to the audit trail for each record it touches (one row per
-    record, which only the record id tells apart)."""
+    """What one operation writes to the audit trail: one row per record it touches (which
+    only the record id tells apart), or for a list one row naming every record returned."""
 
     actor: str
     organization_id: str | None
@@ -45,6 +67,8 @@ class AuditEntry:
 
 _COLUMNS = ("id", "at", "organization_id", "actor", "action", "resource_type", "resource_id",
             "ip", "request_id")
+_LIST_COLUMNS = ("id", "at", "organization_id", "actor", "action", "resource_type",
+                 "resource_ids", "ip", "request_id")
 _TABLE = AuditEvent._meta.table_name
 
 
@@ -69,29 +93,40 @@ def insert_rows(entry: AuditEntry, resource_ids: Iterable[str | None]) -> None:
     execute_later(prepared(sql), params)
 
 
+def insert_list(entry: AuditEntry, resource_ids: Sequence[str]) -> None:
+    """One row for a list that returned these records (none for an empty page); inside a
+    transaction, with its commit at the latest (`execute_later`)."""
+    if not resource_ids:
+        return
+    placeholders = ", ".join([db.param] * len(_LIST_COLUMNS))
+    # Only constants and placeholders are formatted in; every value is a bound parameter.
+    sql = f"INSERT INTO {_TABLE} ({', '.join(_LIST_COLUMNS)}) VALUES ({placeholders})"  # noqa: S608
+    execute_later(prepared(sql), [
+        new_id("aud"), AuditEvent.at.db_value(utcnow()), entry.organization_id, entry.actor,
+        entry.action, entry.resource_type, AuditEvent.resource_ids.db_value(list(resource_ids)),
+        entry.ip, entry.request_id])
+
+
 _AUDITED: dict[str, str] = {}
 
 
-def audited_select(select_sql: str, params: list, entry: AuditEntry,
-                   max_rows: int) -> tuple[str, list]:
+def audited_select(select_sql: str, params: list, entry: AuditEntry) -> tuple[str, list]:
     """PostgreSQL: `select_sql` (the records' own `"t1"."id"` among its columns, an ORDER BY
-    and then a LIMIT of at most `max_rows`) as one statement that also writes an audit row
-    for each row it returns: the rows read and the rows audited come from one snapshot, in
-    one round trip instead of two.
+    and then a LIMIT) as one statement that also writes the list's audit row naming every
+    record it returns (none when it returns nothing): the rows read and the rows audited come
+    from one snapshot, in one round trip instead of two.
 
-    The rows come back in the SELECT's order: the outer query repeats its ORDER BY, on the
-    CTE named as the inner query's table alias. Fresh audit ids are paired with the rows by
-    position (any pairing will do)."""
+    The rows come back in the SELECT's order: the outer query and the aggregate of the ids
+    repeat its ORDER BY, on the CTE named as the inner query's table alias."""
     sql = _AUDITED.get(select_sql)
     if sql is None:
         order = select_sql[select_sql.rindex(" ORDER BY "):select_sql.rindex(" LIMIT ")]
         sql = _AUDITED[select_sql] = (
             f'WITH "t1" AS ({select_sql}), "logged" AS ('  # noqa: S608 (constants only)
-            f"INSERT INTO {_TABLE} ({', '.join(_COLUMNS)}) "
-            "SELECT a.id, %s, %s, %s, %s, %s, r.id, %s, %s "
-            'FROM (SELECT "id", row_number() OVER () AS n FROM "t1") AS r '
-            "JOIN unnest(%s::text[]) WITH ORDINALITY AS a(id, n) USING (n)) "
+            f"INSERT INTO {_TABLE} ({', '.join(_LIST_COLUMNS)}) "
+            f'SELECT %s, %s, %s, %s, %s, %s, json_agg("t1"."id"{order})::text, %s, %s '
+            'FROM "t1" HAVING COUNT(*) > 0) '
             f'SELECT * FROM "t1"{order}')
-    ids = [new_id("aud") for _ in range(max_rows)]
-    return sql, [*params, AuditEvent.at.db_value(utcnow()), entry.organization_id, entry.actor,
-                 entry.action, entry.resource_type, entry.ip, entry.request_id, ids]
+    return sql, [*params, new_id("aud"), AuditEvent.at.db_value(utcnow()),
+                 entry.organization_id, entry.actor, entry.action, entry.resource_type,
+                 entry.ip, entry.request_id]

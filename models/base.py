@@ -86,6 +86,15 @@ POOL_WAIT_TIMEOUT_S = 10
 POOL_TRUST_RECENT_S = 5.0
 
 
+# Statements are prepared (`DeferredBegin.prepared`) so that the server plans them once per
+# connection. With its default plan_cache_mode it keeps planning again at every run any
+# statement whose generic plan looks costlier than a plan for the values at hand, which is
+# what it judges of a list page (`LIMIT $n` and a tenant's rows: planning was as much as the
+# page's whole run). The statements prepared are the hot paths' lookups, pages and inserts,
+# whose plan does not depend on the values; a connection's other statements are not prepared
+# and are planned for their values as before.
+GENERIC_PLANS = "-c plan_cache_mode=force_generic_plan"
+
 INVALID_STATEMENT_NAME = "26000"  # no statement of that name is prepared on the connection
 
 
@@ -350,7 +359,9 @@ def open_database(url: str, pooled: bool = False):
             # `flask run`); the pool itself guarantees one user at a time.
             options["check_same_thread"] = False
     elif scheme.startswith("postgres"):
-        return (PooledPostgres if pooled else Postgres)(**{**parse(url), **options})
+        params = parse(url)
+        params["options"] = " ".join(filter(None, (params.get("options"), GENERIC_PLANS)))
+        return (PooledPostgres if pooled else Postgres)(**{**params, **options})
     return connect(url, **options)
 
 

@@ -150,6 +150,12 @@ def _m008_drop_date_index() -> None:
     db.execute_sql("DROP INDEX IF EXISTS therapy_session_organization_id_session_date")
 
 
+def _m009_list_audit_entries() -> None:
+    # A list writes one audit row naming the records of its page (`resource_ids`) instead of
+    # one row per record; the rows written before stay as they are (the table is append-only).
+    _add_missing_columns(AuditEvent, "resource_ids")
+
+
 MIGRATIONS: tuple[tuple[int, str, Callable[[], None]], ...] = (
     (1, "organizations, tokens, audit log, templates, therapy sessions, jobs, usage",
      _m001_foundation),
@@ -161,6 +167,7 @@ MIGRATIONS: tuple[tuple[int, str, Callable[[], None]], ...] = (
      _m006_organizations_billing),
     (7, "session list order index", _m007_session_list_order),
     (8, "drop the session date index the list-order index covers", _m008_drop_date_index),
+    (9, "one audit row per list, naming its records", _m009_list_audit_entries),
 )
 
 

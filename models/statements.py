@@ -19,7 +19,7 @@ from peewee import (
     fn,
 )
 
-from models.audit import AuditEntry, audited_select, insert_rows
+from models.audit import AuditEntry, audited_select, insert_list
 from models.base import BaseModel, db, execute_later, is_postgres, prepared
 
 M = TypeVar("M", bound=BaseModel)
@@ -76,24 +76,45 @@ def _instances(model: type[M], cursor: Any, limit: int | None = None) -> list[M]
     return _rows_to_instances(model, tuple(column[0] for column in cursor.description), rows)
 
 
-def _rows_to_instances(model: type[M], columns: tuple[str, ...], rows: list) -> list[M]:
+def _row_plan(model: type[BaseModel], columns: tuple[str, ...]) -> tuple:
+    """For each column: its field's name, the attribute an instance shows it under (a foreign
+    key's `…_id`), its converter, and the type of the values kept as they are."""
     key = (model, columns)
     plan = _ROW_PLANS.get(key)
     if plan is None:
         by_column = model._meta.columns
         plan = _ROW_PLANS[key] = tuple(
-            (by_column[name].name, by_column[name].python_value,
-             _unconverted_type(by_column[name])) for name in key[1])
+            (field.name,
+             field.object_id_name if isinstance(field, ForeignKeyField) else field.name,
+             field.python_value, _unconverted_type(field))
+            for field in (by_column[name] for name in columns))
+    return plan
+
+
+def _rows_to_instances(model: type[M], columns: tuple[str, ...], rows: list) -> list[M]:
+    plan = _row_plan(model, columns)
     instances = []
     for row in rows:
         instance = model.__new__(model)
         instance.__data__ = {
             name: value if value is None or value.__class__ is kept else convert(value)
-            for (name, convert, kept), value in zip(plan, row, strict=False)}
+            for (name, _, convert, kept), value in zip(plan, row, strict=False)}
         instance._dirty = set()
         instance.__rel__ = {}
         instances.append(instance)
     return instances
+
+
+def _rows_to_mappings(model: type[BaseModel], columns: tuple[str, ...],
+                      rows: list) -> list[dict[str, Any]]:
+    """The rows as dicts of the values an instance would show, under its attribute names
+    (`organization_id` for the foreign key `organization`): what a response schema reads,
+    without building instances only to dump them (reading a dict is also half the cost of
+    reading an instance's fields through their descriptors)."""
+    plan = _row_plan(model, columns)
+    return [{attribute: value if value is None or value.__class__ is kept else convert(value)
+             for (_, attribute, convert, kept), value in zip(plan, row, strict=False)}
+            for row in rows]
 
 
 def first_where(model: type[M], **equals: Any) -> M | None:
@@ -133,12 +154,16 @@ class RowsWhere:
     """A model's rows whose fields equal given values, in a fixed order, with the two methods
     list pagination uses (`count`, `paginate`); their SQL is built once per shape.
 
-    `order_by` is a module-level tuple: the cache knows it by identity (and keeps it)."""
+    `order_by` is a module-level tuple: the cache knows it by identity (and keeps it). With
+    `mappings`, the rows come as dicts (`_rows_to_mappings`) instead of model instances, for
+    a list whose rows are only dumped."""
 
     _SQL: dict[tuple, tuple[str, str, str, tuple]] = {}
 
-    def __init__(self, model: type[M], order_by: tuple[Node, ...], **equals: Any) -> None:
+    def __init__(self, model: type[M], order_by: tuple[Node, ...], *, mappings: bool = False,
+                 **equals: Any) -> None:
         self.model, self.order_by, self.equals = model, order_by, equals
+        self._rows = _rows_to_mappings if mappings else _rows_to_instances
         key = (model, tuple(equals), id(order_by), db.param)
         cached = self._SQL.get(key)
         if cached is None:
@@ -163,24 +188,30 @@ class RowsWhere:
 
     def paginate(self, page: int, page_size: int) -> list:
         values = [*self.equals.values(), page_size, (page - 1) * page_size]
-        return _instances(self.model, db.execute_sql(prepared(self._page_sql), values))
+        cursor = db.execute_sql(prepared(self._page_sql), values)
+        rows = cursor.fetchall()
+        if not rows:
+            return []
+        return self._rows(self.model, tuple(column[0] for column in cursor.description), rows)
 
     def page_and_count(self, page: int, page_size: int,
                        audit: AuditEntry | None = None) -> tuple[list, int | None]:
         """A page and the total count in one statement; the count is None when the page is
-        empty (past the end, or no rows), which carries no total. With `audit`, each record
-        of the page gets its audit row (on PostgreSQL in the same statement)."""
+        empty (past the end, or no rows), which carries no total. With `audit`, the page gets
+        its list audit row naming every record returned (on PostgreSQL in the same
+        statement)."""
         equals = list(self.equals.values())
         sql, values = self._counted_sql, [*equals, *equals, page_size, (page - 1) * page_size]
         if audit is not None and is_postgres():
-            sql, values = audited_select(sql, values, audit, page_size)
+            sql, values = audited_select(sql, values, audit)
             audit = None
         cursor = db.execute_sql(prepared(sql), values)
         rows = cursor.fetchall()
         if not rows:
             return [], None
         columns = tuple(column[0] for column in cursor.description[:-1])
-        items = _rows_to_instances(self.model, columns, rows)
+        items = self._rows(self.model, columns, rows)
         if audit is not None:
-            insert_rows(audit, [item.id for item in items])
+            at = columns.index(self.model._meta.primary_key.column_name)
+            insert_list(audit, [row[at] for row in rows])
         return items, rows[0][-1]

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from models.audit import AuditEntry, insert_rows
+from models.audit import AuditEntry, insert_list, insert_rows
 
 
 @dataclass(frozen=True)
@@ -24,11 +24,11 @@ def entry(ctx: AuditContext, action: str, resource_type: str) -> AuditEntry:
 
 def record(ctx: AuditContext, action: str, resource_type: str,
            resource_ids: Iterable[str | None]) -> None:
-    """One row per record touched (a list read of 20 sessions writes 20 rows); inside a
-    transaction, written with its commit at the latest."""
+    """One row per record touched; inside a transaction, written with its commit at the
+    latest."""
     insert_rows(entry(ctx, action, resource_type), resource_ids)
 
 
-def record_entry(entry: AuditEntry, resource_ids: Iterable[str | None]) -> None:
-    """`entry`'s row for each record id."""
-    insert_rows(entry, resource_ids)
+def record_list(entry: AuditEntry, resource_ids: Sequence[str]) -> None:
+    """A list's one row naming every record it returned (nothing for an empty page)."""
+    insert_list(entry, resource_ids)

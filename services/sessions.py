@@ -104,11 +104,13 @@ LIST_ORDER = (TherapySession.session_date.desc(), TherapySession.id)
 
 def list_sessions(organization_id: str, filters: dict[str, Any]) -> ModelSelect | RowsWhere:
     """The organization's sessions, newest session date first (filters: equal fields and a
-    date window)."""
+    date window); rows as mappings or as instances, which dump alike."""
     equals = {f: filters[f] for f in ("patient_id", "provider_id", "status") if filters.get(f)}
     if not filters.get("from_") and not filters.get("to"):
-        # The common shapes (no date window) run SQL built once.
-        return RowsWhere(TherapySession, LIST_ORDER, organization=organization_id, **equals)
+        # The common shapes (no date window) run SQL built once, and their rows come as
+        # mappings: a list only dumps them.
+        return RowsWhere(TherapySession, LIST_ORDER, mappings=True,
+                         organization=organization_id, **equals)
     query = TherapySession.select().where(TherapySession.organization == organization_id)
     for field in ("patient_id", "provider_id", "status"):
         if filters.get(field):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import marshmallow as ma
 from flask import Flask, send_from_directory
 from flask_smorest import Api, Page
@@ -89,8 +91,8 @@ def page_items(query, params: PaginationParameters,
                audit: tuple[str, str] | None = None) -> list:
     """One page of a Peewee query; sets the item count for `X-Pagination`. A page past the
     end is empty without asking the database, whose OFFSET would overflow for a huge `page`.
-    `audit` (action, resource type) writes each record's audit row, in the page's own
-    statement where the query can (`RowsWhere` on PostgreSQL)."""
+    `audit` (action, resource type) writes the page's audit row naming every record it
+    returns, in the page's own statement where the query can (`RowsWhere` on PostgreSQL)."""
     entry = audit_entry(*audit) if audit else None
     if params.item_count is None and hasattr(query, "page_and_count") and \
             params.first_item < MAX_COUNTED_OFFSET:
@@ -104,8 +106,14 @@ def page_items(query, params: PaginationParameters,
         return []
     items = list(query.paginate(params.page, params.page_size))
     if entry is not None:
-        audit_trail.record_entry(entry, [item.id for item in items])
+        audit_trail.record_list(entry, [_record_id(item) for item in items])
     return items
+
+
+def _record_id(item) -> str:
+    """A listed record's id, whether the list reads instances or mappings
+    (`RowsWhere(mappings=True)`)."""
+    return item["id"] if isinstance(item, Mapping) else item.id
 
 
 class ListPage(Page):

@@ -368,3 +368,18 @@ def test_final_session_is_frozen(client, auth, make_session, final):
                             headers=auth)
     assert_error_shape(response, 409)
     assert client.get(session_url(session["id"]), headers=auth).json["duration_minutes"] == 50
+
+
+def test_a_listed_session_is_the_session_read_alone(client, auth, make_session):
+    # Every field, null or filled, the same in a list (with or without a date window) as in
+    # a read of the session.
+    make_session(chief_complaints=["sleep", "work"], session_goals=["rest"])
+    full = client.post("/api/co-therapy-sessions", headers=auth, json={
+        **SESSION_BODY, "co_provider_ids": ["prov-8"], "duration_minutes": 75}).json
+    bring_to(client, auth, full["id"], "in_progress")
+    read = {s["id"]: s for s in (client.get(session_url(i), headers=auth).json
+                                 for i in _listed_ids(client, auth, "page_size=10"))}
+    for query in ("page_size=10", "status=in_progress", "from=2000-01-01T00:00:00Z"):
+        listed = client.get(f"/api/therapy-sessions?{query}", headers=auth).json
+        assert listed and all(session == read[session["id"]] for session in listed)
+        assert all(list(session) == list(read[session["id"]]) for session in listed)

@@ -3,7 +3,7 @@ when, from where."""
 
 from datetime import timedelta
 
-from models.audit import AuditEvent
+from models.audit import AuditEvent, entries_about
 from models.base import utcnow
 from services.tokens import create_token
 from tests.conftest import SESSION_BODY, bearer
@@ -40,12 +40,38 @@ def test_read_is_audited(client, auth, make_session):
     assert event.resource_id == session["id"]
 
 
-def test_list_is_audited_per_session_returned(client, auth, make_session):
+def test_a_list_is_audited_by_one_row_naming_every_session_returned(client, org, make_session):
+    token_row, token = create_token(org.id, ["admin"])
     ids = {make_session()["id"], make_session()["id"]}
-    client.get("/api/therapy-sessions", headers={**auth, "X-Request-ID": REQUEST_ID})
-    listed = events("list")
-    assert {e.resource_id for e in listed} == ids
-    assert {e.request_id for e in listed} == {REQUEST_ID}
+    response = client.get("/api/therapy-sessions",
+                          headers={**bearer(token), "X-Request-ID": REQUEST_ID})
+    [event] = events("list")
+    assert event.resource_ids == [s["id"] for s in response.json]
+    assert set(event.resource_ids) == ids and event.resource_id is None
+    assert (event.actor, event.organization_id, event.resource_type, event.ip,
+            event.request_id) == (token_row.id, org.id, "therapy_session", "127.0.0.1",
+                                  REQUEST_ID)
+
+
+def test_who_read_a_session_is_answered_from_its_reads_and_the_lists(client, org,
+                                                                      make_session):
+    token_row, token = create_token(org.id, ["admin"])
+    newer = make_session(session_date="2026-03-02T10:00:00Z")
+    older = make_session(session_date="2026-03-01T10:00:00Z")
+    reader = bearer(token)
+    client.get(f"/api/therapy-sessions/{newer['id']}", headers=reader)
+    client.get("/api/therapy-sessions?page_size=1&page=1", headers=reader)  # newer only
+    client.get("/api/therapy-sessions?page_size=1&page=2", headers=reader)  # older only
+    client.get("/api/therapy-sessions", headers=reader)  # both
+
+    def accesses(session):
+        return [(e.action, e.actor) for e in entries_about("therapy_session", session["id"])
+                if e.action != "create"]
+
+    assert accesses(newer) == [("read", token_row.id), ("list", token_row.id),
+                               ("list", token_row.id)]
+    assert accesses(older) == [("list", token_row.id), ("list", token_row.id)]
+    assert [e.action for e in entries_about("therapy_session", "ses_never_listed")] == []
 
 
 def test_update_is_audited(client, auth, make_session):
@@ -101,9 +127,8 @@ def test_a_list_page_is_audited_for_exactly_the_sessions_it_returns(client, auth
     response = client.get("/api/therapy-sessions?page=2&page_size=2", headers=auth)
     returned = [s["session_date"] for s in response.json]
     assert returned == ["2026-03-03T10:00:00Z", "2026-03-02T10:00:00Z"]
-    listed = events("list")
-    assert sorted(e.resource_id for e in listed) == sorted(s["id"] for s in response.json)
-    assert len({e.id for e in listed}) == 2
+    [listed] = events("list")
+    assert listed.resource_ids == [s["id"] for s in response.json]
 
 
 def test_a_list_past_the_last_page_is_not_audited(client, auth, make_session):
@@ -115,4 +140,4 @@ def test_a_list_past_the_last_page_is_not_audited(client, auth, make_session):
 def test_a_list_filtered_by_date_is_audited(client, auth, make_session):
     session = make_session(session_date="2026-03-01T10:00:00Z")
     client.get("/api/therapy-sessions?from=2026-02-01T00:00:00Z", headers=auth)
-    assert [e.resource_id for e in events("list")] == [session["id"]]
+    assert [e.resource_ids for e in events("list")] == [[session["id"]]]

@@ -97,3 +97,20 @@ def test_the_date_index_the_list_order_index_covers_is_dropped(app):
         assert migrate() == [8]
     assert "therapy_session_organization_id_session_date" not in _index_names()
     assert "therapy_session_list_order" in _index_names()
+
+
+def _audit_columns() -> set[str]:
+    return {column.name for column in db.get_columns("audit_event")}
+
+
+def test_the_list_audit_column_is_added_to_an_older_audit_log(app):
+    # A database made before version 9: its audit rows stay, the column is added once.
+    row = _audit_row()
+    db.execute_sql("ALTER TABLE audit_event DROP COLUMN resource_ids")
+    SchemaMigration.delete().where(SchemaMigration.version == 9).execute()
+    with db.connection_context():
+        assert migrate() == [9]
+        assert migrate() == []
+    assert "resource_ids" in _audit_columns()
+    kept = AuditEvent.get_by_id(row.id)
+    assert (kept.resource_id, kept.resource_ids) == ("ses_1", None)

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 
+import pytest
+
+from models.base import db
 from models.sessions import TherapySession
 from models.statements import RowsWhere
 from services.sessions import LIST_ORDER
@@ -35,3 +39,17 @@ def test_the_list_header_counts_exactly_on_every_page(client, auth, make_session
         assert response.status_code == 200
         assert len(response.json) == expected
         assert json.loads(response.headers["X-Pagination"])["total"] == 5
+
+
+@pytest.mark.skipif(not os.environ.get("TEST_DATABASE_URL"), reason="PostgreSQL plan cache")
+def test_a_list_page_is_planned_once_per_connection(client, auth, org, make_session):
+    # PostgreSQL would otherwise plan a prepared page again at every run, judging a plan for
+    # the values at hand cheaper than the generic one.
+    make_session()
+    rows = RowsWhere(TherapySession, LIST_ORDER, organization=org.id)
+    with db.connection_context():
+        for _ in range(8):
+            assert rows.page_and_count(1, 20)[1] == 1
+        plans = db.execute_sql("SELECT generic_plans, custom_plans FROM pg_prepared_statements "
+                               "WHERE statement LIKE %s", ["%LIMIT%"]).fetchall()
+    assert plans and all(custom == 0 and generic >= 1 for generic, custom in plans)
