@@ -95,8 +95,9 @@ MODEL_EXTRA = ("reader_training_denials.json", "reader_training_ordinary_a.json"
                "reader_training_ordinary_b.json", "reader_training_plain.json",
                "reader_training_risky_words.json")
 # --candidate: a model trained on every set but writers 18-19 (kept to choose its thresholds)
-# and on every reader_training_*.json, written apart from the committed one (README: ranks
-# unseen writers better, not yet better inside the detector).
+# and on every reader_training_*.json, written apart from the committed one. The detector's
+# second model (services/analysis/crisis/second_model/) is such a candidate, installed with its
+# thresholds by scripts/choose_crisis_thresholds.py DIR --install (README).
 CANDIDATE_SETS = ("crisis_statements_blind.json",
                   *(f"crisis_statements_writer{n}.json" for n in range(2, 18)))
 EPOCHS = 3
