@@ -24,10 +24,10 @@ reuse_port = True
 
 
 def when_ready(server) -> None:
-    # Load the crisis detector's language model in the master, before the workers fork: they
-    # share its pages instead of each loading a copy on its first analysis. Only when the app
+    # Load the crisis detector's language models in the master, before the workers fork: they
+    # share their pages instead of each loading a copy on its first analysis. Only when the app
     # preloaded is this service (another app run with this file, as the benchmark's
     # hello-world, does not import it).
     model_reader = sys.modules.get("services.analysis.crisis.model_reader")
     if model_reader is not None:
-        model_reader.model()
+        model_reader.preload()

@@ -1,5 +1,5 @@
 """ConText assertion by medspaCy against the concept reader's hand-written windows, on the
-TUNING half of the blind set only (README figures).
+TUNING half of the blind set only (docs/safety-floor.md).
 
 medspaCy is not a project dependency (it brings spaCy); run from a virtualenv that has it:
 

@@ -139,8 +139,9 @@ def run_worker(app: Flask, burst: bool = False, queues: list[str] | None = None)
     """Run a worker on every queue of the app (or the given ones)."""
     # Plain connections: each work-horse opens its own after fork().
     bind_database(app.config["DATABASE_URL"], pooled=False)
-    # Loaded once here, so that each forked work-horse inherits it rather than loading it.
-    model_reader.model()
+    # Loaded once here (both language models), so that each forked work-horse inherits them
+    # rather than loading them.
+    model_reader.preload()
     with app.app_context():
         connection = app.extensions["redis"]
         names = queues or list(jobqueue.QUEUE_NAMES)

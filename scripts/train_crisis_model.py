@@ -88,15 +88,16 @@ ORDINARY_BELOW = (0.01, 0.15)
 # What the committed model is trained on, named, so that material added later leaves it
 # reproducible. Writers 12-15 and reader_training_{plain_b,ordinary_c}.json came later: a model
 # trained with the two files (--validate-on-writers w12 w13 w14 w15) was no better at a
-# threshold that keeps the project's plainly worded safe statements unraised (README).
+# threshold that keeps the project's plainly worded safe statements unraised (docs/safety-floor.md).
 MODEL_SETS = ("crisis_statements_blind.json",
               *(f"crisis_statements_writer{n}.json" for n in range(2, 12)))
 MODEL_EXTRA = ("reader_training_denials.json", "reader_training_ordinary_a.json",
                "reader_training_ordinary_b.json", "reader_training_plain.json",
                "reader_training_risky_words.json")
 # --candidate: a model trained on every set but writers 18-19 (kept to choose its thresholds)
-# and on every reader_training_*.json, written apart from the committed one (README: ranks
-# unseen writers better, not yet better inside the detector).
+# and on every reader_training_*.json, written apart from the committed one. The detector's
+# second model (services/analysis/crisis/second_model/) is such a candidate, installed with its
+# thresholds by scripts/choose_crisis_thresholds.py DIR --install (docs/safety-floor.md).
 CANDIDATE_SETS = ("crisis_statements_blind.json",
                   *(f"crisis_statements_writer{n}.json" for n in range(2, 18)))
 EPOCHS = 3

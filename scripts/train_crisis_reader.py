@@ -19,7 +19,7 @@ Needs scikit-learn (requirements-dev.txt); the service itself only reads the JSO
 out, the reader is trained on everything else (a quarter of the extra material is left out with
 it), and the left-out writer's tuning half is scored with the lexicon detector beside it.
 When the reader was added, those four writers' statements had not been used to tune the
-lexicons, so the lexicons' findings on them were as on new wording (the README's figures); the
+lexicons, so the lexicons' findings on them were as on new wording (docs/safety-floor.md); the
 lexicons have since been tuned on these tuning halves, so run now it shows tuning figures for
 the lexicons and the reader's addition on top of them.
 """

@@ -1,5 +1,5 @@
 """The blind crisis-statement sets: one deterministic split into a tuning half and a held-out
-half, and the figures the README reports.
+half, and the figures docs/safety-floor.md reports.
 
 Each set was written by someone who never read the detector (``data/crisis_statements_*.json``,
 one file per writer). Only the tuning half may be looked at while changing the detector; the

@@ -1,4 +1,4 @@
-"""Crisis detection measured on statements written apart from the detector (README figures).
+"""Crisis detection measured on statements written apart from the detector (docs/safety-floor.md).
 
 Only the tuning half was looked at while the detector was changed; the held-out half is
 measured here and nowhere read. Run with ``-s`` to see the figures. Measured twice: the
@@ -26,10 +26,11 @@ from tests.services.crisis_blind import (
 ANALYZE_URL = "/api/therapy/analyze-session"
 
 # The issue's goals (recall >= 90 %, false alarms <= 10 %) are NOT met on the held-out halves.
-# These floors guard the measured figures (957/1152 recall, 96/765 false alarms over the
-# nineteen sets' held-out halves) against regression; they are not the goals.
-MEASURED_MIN_RECALL = 0.830
-MEASURED_MAX_FALSE_ALARMS = 0.126
+# These floors guard the measured figures (985/1152 recall, 98/765 false alarms over the
+# nineteen sets' held-out halves, with the second language model; 957/1152 and 96/765 before
+# it) against regression; they are not the goals.
+MEASURED_MIN_RECALL = 0.855
+MEASURED_MAX_FALSE_ALARMS = 0.129
 
 
 def _level(statement: dict) -> str:

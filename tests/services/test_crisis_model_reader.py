@@ -96,8 +96,8 @@ def test_it_lowers_only_ordinary_findings_both_readers_doubt_and_only_to_review(
 def test_ordinary_turns_written_for_the_purpose_are_not_raised():
     """400 ordinary patient turns written apart from the detector (plans with a time, medicines
     taken as prescribed, rope, rifles and bridges in hobbies): the model adds no alarm to
-    them. The lexicons raise 15 of them on their own (known; README); both trained readers
-    together send 2 of those to review."""
+    them. The lexicons raise 15 of them on their own (known; docs/safety-floor.md); both
+    trained readers together send 2 of those to review."""
     turns = json.loads((DATA / "ordinary_turns_eval.json").read_text())["turns"]
     raised = [t for t in turns if _floor(f"Patient: {t}") in ("high", "imminent")]
     without = [t for t in turns if _floor(f"Patient: {t}", model_reader=False)
@@ -208,7 +208,10 @@ def test_a_turn_naming_a_word_of_risk_is_read_at_a_lower_threshold():
         lambda s: s["escalate"]
         and _floor(f"Patient: {s['text']}", model_reader=False) not in ("high", "imminent")
         and _floor(f"Patient: {s['text']}") in ("high", "imminent")
-        and max(model_reader.scores(model_reader.windows(s["text"]))) < loaded.escalate_at)
+        and max(model_reader.scores(model_reader.windows(s["text"]))) < loaded.escalate_at
+        # Not what the second model raises at its own thresholds.
+        and max(model_reader.scores(model_reader.windows(s["text"]), model_reader.second())) <
+        model_reader.second_threshold(read_turn(s["text"])))
     assert raised_below_the_plan_threshold
     for statement in raised_below_the_plan_threshold:
         sentences = read_turn(statement["text"])
@@ -217,14 +220,16 @@ def test_a_turn_naming_a_word_of_risk_is_read_at_a_lower_threshold():
             assert model_reader.threshold(sentences) == loaded.escalate_at_risk_words
 
 
-def test_both_readers_agreeing_raise_what_neither_raises_alone():
+def test_both_readers_agreeing_raise_what_neither_raises_alone(monkeypatch):
     """Where the language model and the word reader both rate a turn as a disclosure, lower
     thresholds hold than either needs alone; not where the lexicons hold the turn's words of
     risk at a distance (a denial), and for methods, means and plans only when the word reader
     is surer. Statements from reader_training_plain_b.json, on which neither reader was
-    trained."""
+    trained (the second model was, and is held out here: it raises the first alone)."""
     from services.analysis.crisis import reader
     from services.analysis.crisis.concepts import read_turn
+
+    monkeypatch.setattr(model_reader, "second_threshold", lambda sentences: 2.0)
 
     for text in ("I think about the cold water off the pier. I think it would be peaceful to "
                  "just go in.",
@@ -263,3 +268,39 @@ def test_a_plan_told_in_words_of_dying_is_never_ordinary_talk():
     assert reader.score(text) < reader_below
     assert assertion.names_dying(read_turn(text))
     assert detect_crisis(f"Patient: {text}").level == "imminent"
+
+
+def test_the_second_model_is_the_one_its_settings_describe():
+    settings = json.loads((model_reader.SECOND_DIR / model_reader.SETTINGS_FILE).read_text())
+    graph = (model_reader.SECOND_DIR / model_reader.MODEL_FILE).read_bytes()
+    assert hashlib.sha256(graph).hexdigest() == settings["model_sha256"]
+    loaded = model_reader.second()
+    assert loaded.escalate_at_risk_words < loaded.escalate_at < 1
+    assert model_reader.second() is loaded  # loaded once per process
+
+
+@pytest.mark.parametrize("text", [
+    "I have a plan for the weekend.",
+    "I stack the firewood in the garage and split it with the axe in the fall.",
+    "I sliced my hand on broken glass yesterday.",
+])
+def test_the_second_model_leaves_plain_safe_statements_unraised(text):
+    """It rates these near certain, just below the thresholds chosen for it
+    (scripts/choose_crisis_thresholds.py): they stay unraised."""
+    from services.analysis.crisis.concepts import read_turn
+
+    score = model_reader.scores([text], model_reader.second())[0]
+    assert 0.98 < score < model_reader.second_threshold(read_turn(text))
+    assert detect_crisis(f"Patient: {text}").level is None
+
+
+def test_the_second_model_adds_what_the_other_readers_miss(monkeypatch):
+    """Tuning-half statements that only the second model raises (training material for it: the
+    mechanism; the held-out halves measure what it adds)."""
+    texts = [f"Patient: {s['text']}" for s in split_blind_set()[TUNING] if s["escalate"]]
+    raised = {t for t in texts if _floor(t) in ("high", "imminent")}
+    monkeypatch.setattr(model_reader, "second_threshold", lambda sentences: 2.0)
+    added = [t for t in raised if _floor(t) not in ("high", "imminent")]
+    assert len(added) >= 5
+    monkeypatch.undo()
+    assert [signal.kind for signal in detect_crisis(added[0]).signals] == [RISK_STATEMENT]

@@ -15,17 +15,17 @@ Four readers are combined:
 * ``phrases`` keeps what needs the whole transcript: a clinician's screening question and the
   patient's "yes" (``questions``), documented findings in clinician notes, and precise phrases
   (``patterns``).
-
-Kinds, levels and the safety floor over them are in ``signals``.
-* ``reader`` (word and word-pair counts) and ``model_reader`` (a fine-tuned sentence encoder)
-  are trained on statements. They add a signal where the lexicons found none, each alone or
+* ``reader`` (word and word-pair counts) and ``model_reader`` (a fine-tuned sentence encoder,
+  and a second one trained on more material that adds only where it is near certain) are
+  trained on statements. They add a signal where the lexicons found none, each alone or
   both agreeing. Neither alone lowers a finding (each rates some plain disclosures near 0);
   together they send a turn whose only findings are plans, methods, means or intent, which
   both rate as ordinary talk, to review ("I'm going to join the choir again on Saturday").
 
 A kind is reported once; when both readers find it, the more severe reading wins. Softer cues
 (burden, farewells, hopelessness) are ``review`` signals: alone they put the floor at
-"moderate" with a "needs review" factor.
+"moderate" with a "needs review" factor. Kinds, levels and the safety floor over them are in
+``signals``.
 """
 
 from __future__ import annotations
@@ -207,16 +207,18 @@ def _first_read_as_risk(turns: list[Turn], readings: dict[int, list[Sentence]], 
                         trained_reader: bool, score: language_model.TurnScores | None
                         ) -> CrisisSignal | None:
     """A ``high`` signal for the first patient turn that the language model (at its threshold),
-    the word reader, or both together read as a current risk disclosure; ``imminent`` when
-    the patient sets a time for it. The model reads the turns that name something of risk, a
-    method, means or a plan (asserted or not)."""
+    the word reader, both together, or the second model (at its own, higher threshold) read
+    as a current risk disclosure; ``imminent`` when the patient sets a time for it. The models
+    read the turns that name something of risk, a method, means or a plan (asserted or
+    not)."""
     for index, sentences in readings.items():
         text = turns[index].text
         read = False
         if score is not None and language_model.reads(sentences):
             model_score = score(text)
             read = model_score >= language_model.threshold(sentences) or (
-                trained_reader and _both_agree(text, sentences, model_score))
+                trained_reader and _both_agree(text, sentences, model_score)) or \
+                score.second(text) >= language_model.second_threshold(sentences)
         if read or (trained_reader and _trained_reading(text, sentences)):
             # Intent with a time ("I'm going home to Jesus on Sunday"): imminent.
             return _risk_statement(text, timed=concepts.time_to_come(sentences))

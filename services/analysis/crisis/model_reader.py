@@ -11,6 +11,12 @@ It reads the patient turns in which the lexicons found any word of risk, method,
 plan, asserted or not, so an ordinary session costs a few model calls, not one per turn. Runs
 with onnxruntime on one thread per call (the web server's threads and the workers are the
 parallelism).
+
+A second model (``second_model/``: the same base trained on twice the material,
+``scripts/train_crisis_model.py --candidate``) reads the same turns and adds a risk statement
+alone where it is near certain (``second_threshold``); its thresholds are written by
+``scripts/choose_crisis_thresholds.py``. It only adds: it is asked only when the committed
+model and the word reader did not raise a turn.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from services.analysis.crisis.reader import RISK_CONCEPTS
 from services.analysis.crisis.reading import Sentence, names
 
 MODEL_DIR = Path(__file__).with_name("model")
+SECOND_DIR = Path(__file__).with_name("second_model")
 MODEL_FILE = "crisis_model.onnx"
 TOKENIZER_FILE = "tokenizer.json"
 SETTINGS_FILE = "settings.json"
@@ -42,6 +49,7 @@ GATE_CONCEPTS = RISK_CONCEPTS | frozenset({
 
 _lock = threading.Lock()
 _loaded: LoadedModel | None = None
+_second: LoadedModel | None = None
 
 
 @dataclass(frozen=True)
@@ -72,17 +80,35 @@ def model() -> LoadedModel:
     return _loaded
 
 
-def _load() -> LoadedModel:
+def second() -> LoadedModel:
+    """The second model, loaded once per process on first use: only its ``escalate_at`` and
+    ``escalate_at_risk_words`` are used (``second_threshold``)."""
+    global _second
+    if _second is None:
+        with _lock:
+            if _second is None:
+                _second = _load(SECOND_DIR)
+    return _second
+
+
+def preload() -> None:
+    """Both models loaded now (gunicorn's master and the RQ worker, before they fork)."""
+    model()
+    second()
+
+
+def _load(directory: Path | None = None) -> LoadedModel:
     import onnxruntime
     from tokenizers import Tokenizer
 
-    settings = json.loads((MODEL_DIR / SETTINGS_FILE).read_text(encoding="utf-8"))
+    directory = directory or MODEL_DIR
+    settings = json.loads((directory / SETTINGS_FILE).read_text(encoding="utf-8"))
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = 1
     options.inter_op_num_threads = 1
-    session = onnxruntime.InferenceSession(str(MODEL_DIR / MODEL_FILE), options,
+    session = onnxruntime.InferenceSession(str(directory / MODEL_FILE), options,
                                            providers=["CPUExecutionProvider"])
-    tokenizer = Tokenizer.from_file(str(MODEL_DIR / TOKENIZER_FILE))
+    tokenizer = Tokenizer.from_file(str(directory / TOKENIZER_FILE))
     tokenizer.enable_truncation(settings["max_tokens"])
     # Settings without these rules: agreement never decides, nothing reads as ordinary.
     never = (2.0, 2.0)
@@ -150,6 +176,14 @@ def threshold(sentences: list[Sentence]) -> float:
         loaded.escalate_at
 
 
+def second_threshold(sentences: list[Sentence]) -> float:
+    """The second model's ``threshold``: the score at which, alone, it reads a turn as a risk
+    statement (lower where the turn names a word of risk)."""
+    loaded = second()
+    return loaded.escalate_at_risk_words if names(sentences, RISK_CONCEPTS) else \
+        loaded.escalate_at
+
+
 def agreement(sentences: list[Sentence]) -> tuple[float, float]:
     """The (model, word reader) scores at which a turn the model reads is a risk statement
     when both readers agree; like ``threshold``, lower where it names a word of risk."""
@@ -159,13 +193,20 @@ def agreement(sentences: list[Sentence]) -> tuple[float, float]:
 
 class TurnScores:
     """The model's score of a turn's text (the highest of its windows), each distinct text
-    read once (one per transcript)."""
+    read once (one per transcript); ``second`` the same for the second model."""
 
     def __init__(self) -> None:
         self.known: dict[str, float] = {}
+        self.known_second: dict[str, float] = {}
 
     def __call__(self, text: str) -> float:
         known = self.known.get(text)
         if known is None:
             known = self.known[text] = max(scores(windows(text)))
+        return known
+
+    def second(self, text: str) -> float:
+        known = self.known_second.get(text)
+        if known is None:
+            known = self.known_second[text] = max(scores(windows(text), second()))
         return known
