@@ -95,11 +95,17 @@ MODEL_EXTRA = ("reader_training_denials.json", "reader_training_ordinary_a.json"
                "reader_training_ordinary_b.json", "reader_training_plain.json",
                "reader_training_risky_words.json")
 # --candidate: a model trained on every set but writers 18-19 (kept to choose its thresholds)
-# and on every reader_training_*.json, written apart from the committed one. The detector's
-# second model (services/analysis/crisis/second_model/) is such a candidate, installed with its
-# thresholds by scripts/choose_crisis_thresholds.py DIR --install (docs/safety-floor.md).
+# and on the reader_training files named here, written apart from the committed one. The
+# detector's second model (services/analysis/crisis/second_model/) is such a candidate,
+# installed with its thresholds by scripts/choose_crisis_thresholds.py DIR --install
+# (docs/safety-floor.md). reader_training_contrasts_c.json came later: a candidate trained
+# with it as well ranked writers 18-19 better but raised more of the project's plainly worded
+# safe statements at every threshold (docs/safety-floor.md), so it is not named.
 CANDIDATE_SETS = ("crisis_statements_blind.json",
                   *(f"crisis_statements_writer{n}.json" for n in range(2, 18)))
+CANDIDATE_EXTRA = tuple(f"reader_training_{name}.json" for name in (
+    "denials", "ordinary_a", "ordinary_b", "ordinary_c", "plain", "plain_b", "risky_words",
+    "safe_b", "short_contrasts", "spoken", "varied_a", "varied_b"))
 EPOCHS = 3
 LEARNING_RATE = 5e-5
 BATCH = 32
@@ -283,8 +289,9 @@ def main() -> int:
         validate_on_writers(split_blind_set()[TUNING], extra_material(None),
                             args.validate_on_writers)
         return 0
-    # The committed model, or with --candidate every set but writers 18-19 and every file.
-    sets, extra_names, directory = (CANDIDATE_SETS, None, args.candidate) if args.candidate \
+    # The committed model, or with --candidate every set but writers 18-19 and its files.
+    sets, extra_names, directory = (CANDIDATE_SETS, CANDIDATE_EXTRA, args.candidate) \
+        if args.candidate \
         else (MODEL_SETS, MODEL_EXTRA, MODEL_DIR)
     tuning = split_blind_set([DATA / name for name in sets])[TUNING]
     extra = extra_material(extra_names)
