@@ -3,7 +3,9 @@ loaded by the master before fork) and the RQ worker's forked job (loaded by the 
 
 from __future__ import annotations
 
-from services.analysis.crisis import apply_safety_floor, detect_crisis
+import pytest
+
+from services.analysis.crisis import apply_safety_floor, detect_crisis, model_reader
 from tests.e2e.service import Client
 from tests.services.crisis_blind import TUNING, split_blind_set
 
@@ -20,6 +22,22 @@ def _only_the_model_raises() -> str:
                 detect_crisis(text).level == "high":
             return statement["text"]
     raise AssertionError("no statement that only the language model raises")
+
+
+def _only_the_second_model_raises(monkeypatch: pytest.MonkeyPatch) -> str:
+    """A tuning-half statement that every other reader leaves below high and the second
+    language model raises (found in this process with the second model switched off here; the
+    service under test runs as it is)."""
+    candidates = [s["text"] for s in split_blind_set()[TUNING] if s["escalate"]]
+    raised = [text for text in candidates
+              if detect_crisis(f"Patient: {text}").level in ("high", "imminent")]
+    with monkeypatch.context() as patched:
+        patched.setattr(model_reader, "second_threshold", lambda sentences: 2.0)
+        for text in raised:
+            without = apply_safety_floor({"level": "low"}, detect_crisis(f"Patient: {text}"))
+            if without["level"] in ("low", "moderate"):
+                return text
+    raise AssertionError("no statement that only the second model raises")
 
 
 def _analysed_risk(clinic: Client, statement: str) -> dict:
@@ -104,3 +122,11 @@ def test_a_plan_both_trained_readers_read_as_ordinary_goes_to_review(clinic: Cli
     risk = _analysed_risk(clinic, doubted[0])
     assert risk["level"] == "moderate"
     assert any("reads as ordinary talk" in factor for factor in risk["factors"])
+
+
+def test_the_web_process_reads_with_the_second_model(clinic: Client,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    statement = _only_the_second_model_raises(monkeypatch)
+    risk = _analysed_risk(clinic, statement)
+    assert risk["level"] in ("high", "imminent")
+    assert any(FACTOR in factor for factor in risk["factors"])
