@@ -213,13 +213,17 @@ def _first_read_as_risk(turns: list[Turn], readings: dict[int, list[Sentence]], 
     not)."""
     for index, sentences in readings.items():
         text = turns[index].text
+        models_read = score is not None and language_model.reads(sentences)
         read = False
-        if score is not None and language_model.reads(sentences):
+        if models_read:
             model_score = score(text)
             read = model_score >= language_model.threshold(sentences) or (
-                trained_reader and _both_agree(text, sentences, model_score)) or \
-                score.second(text) >= language_model.second_threshold(sentences)
-        if read or (trained_reader and _trained_reading(text, sentences)):
+                trained_reader and _both_agree(text, sentences, model_score))
+        # The second model last: a call of its own (1-4 ms), asked only where no other reader
+        # raised the turn.
+        read = read or (trained_reader and _trained_reading(text, sentences)) or (
+            models_read and score.second(text) >= language_model.second_threshold(sentences))
+        if read:
             # Intent with a time ("I'm going home to Jesus on Sunday"): imminent.
             return _risk_statement(text, timed=concepts.time_to_come(sentences))
     return None
