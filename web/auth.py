@@ -25,9 +25,7 @@ def _bearer_token() -> str:
 def identify() -> Identity | None:
     """The caller's identity (cached per request); None when the token is missing or invalid."""
     if "identity" not in g:
-        config = current_app.config
-        g.identity = authenticate(_bearer_token(), config["PLATFORM_ADMIN_TOKEN"],
-                                  config["TOKEN_TRUST_SECONDS"])
+        g.identity = authenticate(_bearer_token(), current_app.config["PLATFORM_ADMIN_TOKEN"])
     return g.identity
 
 
