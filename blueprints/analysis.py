@@ -7,7 +7,7 @@ from schemas.analysis import AnalysisSchema, AnalysisSourceQuerySchema, AnalyzeS
 from services import analysis as service
 from services.sessions import get_session
 from web.api import page_items
-from web.auth import audit_access, audit_list, current_org_id, require
+from web.auth import audit_access, current_org_id, require
 from web.blueprint import Blueprint
 
 blp = Blueprint("analysis", __name__, url_prefix="/api",
@@ -59,7 +59,5 @@ class SessionAnalyses(MethodView):
         """Every analysis of the session, newest first"""
         org_id = current_org_id()
         get_session(org_id, session_id)
-        items = page_items(service.analyses_for_session(org_id, session_id, query.get("source")),
-                           pagination_parameters)
-        audit_list(RESOURCE, [a.id for a in items])
-        return items
+        return page_items(service.analyses_for_session(org_id, session_id, query.get("source")),
+                          pagination_parameters, audit=("list", RESOURCE))

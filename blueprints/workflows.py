@@ -21,7 +21,7 @@ from services.workflows import engine
 from services.workflows.fhir import sync_status
 from services.workflows.stats import queue_stats
 from web.api import page_items
-from web.auth import audit_access, audit_list, current_identity, current_org_id, require
+from web.auth import audit_access, current_identity, current_org_id, require
 from web.blueprint import Blueprint
 from web.idempotency import idempotent
 
@@ -73,10 +73,8 @@ class Executions(MethodView):
     @blp.paginate()
     def get(self, filters, pagination_parameters):
         """List executions (filter by one or more statuses, workflow, creation window)"""
-        items = page_items(engine.list_executions(current_org_id(), filters),
-                           pagination_parameters)
-        audit_list(EXECUTION, [e.id for e in items])
-        return items
+        return page_items(engine.list_executions(current_org_id(), filters),
+                          pagination_parameters, audit=("list", EXECUTION))
 
 
 @blp.route("/<workflow_id>")

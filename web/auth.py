@@ -78,11 +78,6 @@ def audit_access(action: str, resource_type: str, *resource_ids: str | None) -> 
     audit.record(audit_context(), action, resource_type, resource_ids)
 
 
-def audit_list(resource_type: str, resource_ids: list[str]) -> None:
-    """The list audit row naming every record of the page returned (none for an empty one)."""
-    audit.record_list(audit_entry("list", resource_type), resource_ids)
-
-
 def rate_limit_key() -> str:
     """Per-token rate-limit key (the token hash prefix), falling back to the client address."""
     token = _bearer_token()
