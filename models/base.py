@@ -6,6 +6,7 @@ import itertools
 import json
 import re
 import secrets
+import select
 import threading
 import time
 import weakref
@@ -82,7 +83,8 @@ POOL_WAIT_TIMEOUT_S = 10
 
 
 # A pooled PostgreSQL connection given back this recently is handed out again without the
-# `SELECT 1` round trip that proves it alive (one of a request's few round trips).
+# `SELECT 1` round trip that proves it alive (one of a request's few round trips); a poll of
+# its socket still finds one the server dropped (`_has_input`).
 POOL_TRUST_RECENT_S = 5.0
 
 
@@ -165,10 +167,25 @@ class DeferredBegin:
         if done is None:
             done = self._prepared_on[connection] = set()
         if statement.name not in done:
-            with __exception_wrapper__:
-                connection.cursor().execute(statement.prepare)
+            try:
+                with __exception_wrapper__:
+                    connection.cursor().execute(statement.prepare)
+            except Exception as exc:
+                # The PREPARE may be the first thing a request sends on a connection whose
+                # backend is going away: replaced as any statement would be, when nothing of
+                # a transaction has been sent on it yet (the new one gets this one too).
+                if not self._nothing_sent(exc):
+                    raise
+                self._replace_connection()
+                return statement.execute
             done.add(statement.name)
         return statement.execute
+
+    def _nothing_sent(self, exc: Exception) -> bool:
+        """Whether `exc` is a dropped connection under which no transaction has sent
+        anything (none open, or one whose BEGIN still waits to be sent)."""
+        return self._is_reconnect_error(exc) and (
+            not self.in_transaction() or getattr(self._state, "pending_begin", None) is not None)
 
     def _prepare_all(self) -> None:
         """Every statement prepared so far, prepared afresh on this thread's connection (a new
@@ -331,8 +348,23 @@ class PooledPostgres(DeferredBegin, ReconnectMixin, PooledPostgresqlDatabase):
         returned = self._returned_at.get(id(conn))
         if (returned is not None and time.monotonic() - returned < POOL_TRUST_RECENT_S
                 and conn.get_transaction_status() == 0):  # psycopg2 TRANSACTION_STATUS_IDLE
-            return False
+            return _has_input(conn)
         return super()._is_closed(conn)
+
+
+def _has_input(conn) -> bool:
+    """Whether an idle connection's socket has something to read. The server sends nothing
+    to an idle session unasked (this project never LISTENs): what is there is the FATAL
+    message and end of stream of a backend that was terminated, or the end of stream of a
+    server that went away. One poll() of the socket, no round trip; a connection with input
+    is taken for dropped and replaced before any statement is sent on it, so a request's first
+    statement (which may be its whole transaction) never meets a connection known dead."""
+    try:
+        poller = select.poll()
+        poller.register(conn.fileno(), select.POLLIN)
+        return bool(poller.poll(0))
+    except Exception:  # noqa: BLE001 (a connection that cannot name its socket is closed)
+        return True
 
 
 def open_database(url: str, pooled: bool = False):

@@ -4,6 +4,7 @@ first statement, and a connection the server dropped is still replaced at that p
 from __future__ import annotations
 
 import os
+import time
 
 import psycopg2
 import pytest
@@ -11,7 +12,7 @@ from peewee import IntegrityError
 from psycopg2.extensions import TRANSACTION_STATUS_IDLE, TRANSACTION_STATUS_INTRANS
 
 from models.audit import AuditEvent
-from models.base import db, execute_later, new_id, open_database
+from models.base import db, execute_later, new_id, open_database, prepared
 from models.organizations import Organization
 from models.statements import first_where
 from models.usage import UsageEvent
@@ -22,10 +23,18 @@ pytestmark = pytest.mark.skipif(not os.environ.get("TEST_DATABASE_URL"),
                                 reason="PostgreSQL transactions")
 
 
-def _terminate(backend_pid: int) -> None:
+def _terminate(backend_pid: int, wait: bool = False) -> None:
+    """Terminate a backend; with `wait`, return once it has exited."""
     admin = psycopg2.connect(os.environ["TEST_DATABASE_URL"])
     admin.autocommit = True
-    admin.cursor().execute("SELECT pg_terminate_backend(%s)", (backend_pid,))
+    cursor = admin.cursor()
+    cursor.execute("SELECT pg_terminate_backend(%s)", (backend_pid,))
+    deadline = time.monotonic() + 10
+    while wait and time.monotonic() < deadline:
+        cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE pid = %s", (backend_pid,))
+        if cursor.fetchone()[0] == 0:
+            break
+        time.sleep(0.01)
     admin.close()
 
 
@@ -146,6 +155,24 @@ def test_a_failing_deferred_write_fails_the_commit_and_leaves_nothing(app) -> No
         assert _audit_rows("half") == 0
 
 
+def test_a_transaction_sent_whole_after_a_restart_runs_on_a_new_connection(app) -> None:
+    """A request's first statement may be its whole transaction (BEGIN, deferred writes,
+    COMMIT in one send), which is never retried: the pool must not hand out a connection
+    whose backend is gone, even one it trusts for having been used a moment ago."""
+    with app.app_context():
+        with db.connection_context():
+            db.execute_sql("SELECT 1")
+            dropped = db.connection().get_backend_pid()
+        _terminate(dropped, wait=True)
+        with db.connection_context():
+            with db.atomic():
+                _write_later("whole")
+                _write_later("whole")
+            assert db.connection().get_backend_pid() != dropped
+        with db.connection_context():
+            assert _audit_rows("whole") == 2
+
+
 def test_a_write_outside_a_transaction_runs_at_once(app) -> None:
     with app.app_context(), db.connection_context():
         _write_later("at_once")
@@ -162,6 +189,19 @@ def test_a_prepared_statement_runs_on_the_connection_that_replaced_a_dropped_one
             assert first_where(Organization, id=organization.id).name == "Prepared Clinic"
         finally:
             db.close()
+
+
+def test_a_statement_first_prepared_on_a_dropped_connection_runs_on_its_replacement(
+        app) -> None:
+    """The first statement of a request may be one its connection has not prepared yet: the
+    PREPARE is what meets the dropped connection, and it is replaced there."""
+    with app.app_context(), db.connection_context():
+        db.execute_sql("SELECT 1")
+        dropped = db.connection().get_backend_pid()
+        _terminate(dropped, wait=True)
+        sql = prepared(f"SELECT %s::int + 1 AS never_prepared_{new_id('x')}")
+        assert db.execute_sql(sql, (41,)).fetchone()[0] == 42
+        assert db.connection().get_backend_pid() != dropped
 
 
 def test_deferred_prepared_writes_run_on_the_connection_that_replaced_a_dropped_one(app) -> None:
