@@ -53,6 +53,9 @@ def from_env(env: Mapping[str, str] | None = None) -> dict[str, Any]:
         "DATABASE_URL": env.get("DATABASE_URL") or "",
         "REDIS_URL": env.get("REDIS_URL") or "",
         "PLATFORM_ADMIN_TOKEN": env.get("PLATFORM_ADMIN_TOKEN") or "",
+        # A token found valid is taken again without a database read for this long (0: never);
+        # a revocation made by another process (the CLI) applies within it.
+        "TOKEN_TRUST_SECONDS": _float(env.get("TOKEN_TRUST_SECONDS"), 1.0),
         "OPENAI_API_KEY": env.get("OPENAI_API_KEY") or "",
         "OPENAI_BASE_URL": env.get("OPENAI_BASE_URL") or "",
         "OPENAI_MODEL": env.get("OPENAI_MODEL") or DEFAULT_OPENAI_MODEL,

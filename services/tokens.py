@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -19,6 +20,8 @@ TOKEN_BYTES = 32
 DISPLAY_PREFIX_CHARS = 12
 # last_used_at is refreshed at most this often, so reads don't each cost a write.
 LAST_USED_RESOLUTION = timedelta(minutes=1)
+# Tokens verified recently, kept at most this many per process (then forgotten at once).
+VERIFIED_TOKENS_MAX = 4096
 
 ORG_SCOPES = (
     "sessions:read", "sessions:write", "analysis:run", "templates:read", "templates:write",
@@ -80,12 +83,34 @@ def expiry_in_days(days: int | None) -> datetime | None:
 
 
 def revoke_token(token_id: str) -> bool:
-    return bool(ApiToken.update(revoked_at=utcnow())
-                .where((ApiToken.id == token_id) & ApiToken.revoked_at.is_null()).execute())
+    """Revoke a token: refused at once by this process, within ``trust_for_s`` (the web
+    server's TOKEN_TRUST_SECONDS) by processes that verified it just before."""
+    revoked = bool(ApiToken.update(revoked_at=utcnow())
+                   .where((ApiToken.id == token_id) & ApiToken.revoked_at.is_null()).execute())
+    _verified.clear()
+    return revoked
 
 
-def authenticate(token: str, platform_token: str = "") -> Identity | None:
-    """The identity behind a presented token, or None if it is unknown, expired or revoked."""
+@dataclass(frozen=True)
+class _Verified:
+    identity: Identity
+    expires_at: datetime | None
+    verified_at: float  # time.monotonic()
+
+
+# Token hash -> its identity as last read from the database (only valid tokens).
+_verified: dict[str, _Verified] = {}
+
+
+def authenticate(token: str, platform_token: str = "",
+                 trust_for_s: float = 0.0) -> Identity | None:
+    """The identity behind a presented token, or None if it is unknown, expired or revoked.
+
+    With ``trust_for_s``, a token this process found valid less than that many seconds ago
+    is taken again without reading its row (its expiry still checked): under load that is
+    most requests, each of which would otherwise make a database round trip for the same
+    answer. The price is that a revocation made elsewhere takes effect here within that
+    window. Unknown and refused tokens are always looked up."""
     if not token:
         return None
     if platform_token and hmac.compare_digest(token.encode(), platform_token.encode()):
@@ -93,11 +118,24 @@ def authenticate(token: str, platform_token: str = "") -> Identity | None:
                         scopes=frozenset({PLATFORM_SCOPE}))
     if not token.startswith(TOKEN_PREFIX):
         return None
-    row = first_where(ApiToken, token_hash=hash_token(token))
+    digest = hash_token(token)
+    if trust_for_s > 0:
+        known = _verified.get(digest)
+        if known is not None and time.monotonic() - known.verified_at < trust_for_s \
+                and (known.expires_at is None or known.expires_at > utcnow()):
+            return known.identity
+    verified_at = time.monotonic()
+    row = first_where(ApiToken, token_hash=digest)
     now = utcnow()
     if row is None or row.revoked_at is not None or (row.expires_at and row.expires_at <= now):
+        _verified.pop(digest, None)
         return None
     if row.last_used_at is None or now - row.last_used_at >= LAST_USED_RESOLUTION:
         ApiToken.update(last_used_at=now).where(ApiToken.id == row.id).execute()
-    return Identity(actor=row.id, organization_id=row.organization_id,
-                    scopes=frozenset(row.scopes))
+    identity = Identity(actor=row.id, organization_id=row.organization_id,
+                        scopes=frozenset(row.scopes))
+    if trust_for_s > 0:
+        if len(_verified) >= VERIFIED_TOKENS_MAX:
+            _verified.clear()
+        _verified[digest] = _Verified(identity, row.expires_at, verified_at)
+    return identity

@@ -25,7 +25,9 @@ def _bearer_token() -> str:
 def identify() -> Identity | None:
     """The caller's identity (cached per request); None when the token is missing or invalid."""
     if "identity" not in g:
-        g.identity = authenticate(_bearer_token(), current_app.config["PLATFORM_ADMIN_TOKEN"])
+        config = current_app.config
+        g.identity = authenticate(_bearer_token(), config["PLATFORM_ADMIN_TOKEN"],
+                                  config["TOKEN_TRUST_SECONDS"])
     return g.identity
 
 

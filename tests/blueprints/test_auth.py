@@ -1,5 +1,6 @@
 """Bearer tokens, scopes and tenancy."""
 
+import time
 from datetime import timedelta
 
 import pytest
@@ -77,6 +78,41 @@ def test_expired_token_is_401(client, org):
 def test_token_not_yet_expired_is_accepted(client, org):
     _, token = create_token(org.id, ["admin"], expires_at=utcnow() + timedelta(hours=1))
     assert client.get("/api/therapy-sessions", headers=bearer(token)).status_code == 200
+
+
+def _revoke_elsewhere(token_id: str) -> None:
+    """What `flask tokens revoke` in another process does to the row (this process's memory
+    of verified tokens untouched)."""
+    ApiToken.update(revoked_at=utcnow()).where(ApiToken.id == token_id).execute()
+
+
+def test_a_token_revoked_by_another_process_is_refused_within_the_trust_window(make_app, org):
+    client = make_app(TOKEN_TRUST_SECONDS=0.5).test_client()
+    row, token = create_token(org.id, ["admin"])
+    assert client.get("/api/therapy-sessions", headers=bearer(token)).status_code == 200
+    _revoke_elsewhere(row.id)
+    # Verified a moment ago: taken again without reading the row...
+    assert client.get("/api/therapy-sessions", headers=bearer(token)).status_code == 200
+    time.sleep(0.6)
+    # ...until the window has passed; then refused, and refused from then on.
+    for _ in range(3):
+        assert_unauthorized(client.get("/api/therapy-sessions", headers=bearer(token)))
+
+
+def test_without_a_trust_window_every_request_reads_the_token(make_app, org):
+    client = make_app(TOKEN_TRUST_SECONDS=0).test_client()
+    row, token = create_token(org.id, ["admin"])
+    assert client.get("/api/therapy-sessions", headers=bearer(token)).status_code == 200
+    _revoke_elsewhere(row.id)
+    assert_unauthorized(client.get("/api/therapy-sessions", headers=bearer(token)))
+
+
+def test_a_trusted_token_still_expires_on_time(make_app, org):
+    client = make_app(TOKEN_TRUST_SECONDS=60).test_client()
+    _, token = create_token(org.id, ["admin"], expires_at=utcnow() + timedelta(seconds=0.4))
+    assert client.get("/api/therapy-sessions", headers=bearer(token)).status_code == 200
+    time.sleep(0.5)
+    assert_unauthorized(client.get("/api/therapy-sessions", headers=bearer(token)))
 
 
 @pytest.mark.parametrize("method,path,body,scope", OPERATIONS, ids=OPERATION_IDS)
