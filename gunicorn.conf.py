@@ -31,3 +31,28 @@ def when_ready(server) -> None:
     model_reader = sys.modules.get("services.analysis.crisis.model_reader")
     if model_reader is not None:
         model_reader.preload()
+
+
+def worker_exit(server, worker) -> None:
+    # A worker forked after the models loaded does not have onnxruntime's threads, yet at exit
+    # the library's native destructors wait on them: the worker hung until the master killed
+    # it (a stop took graceful_timeout, 30 s) or aborted. So a worker leaves with os._exit,
+    # after what a normal exit would do that matters here: connections closed, logs flushed.
+    # Its exit code is kept (the arbiter tells a boot error from a normal exit by it).
+    if os.getpid() != worker.pid:
+        return  # the master, tidying up after a worker that is already gone
+    if "onnxruntime" not in sys.modules:
+        return
+    import logging
+
+    from models.base import release_connections
+
+    exiting = sys.exc_info()[1]
+    code = 0 if exiting is None else exiting.code if isinstance(exiting, SystemExit) else 1
+    try:
+        release_connections()
+    finally:
+        logging.shutdown()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code if isinstance(code, int) else 0 if code is None else 1)
