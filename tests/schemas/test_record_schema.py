@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta, timezone
 from types import SimpleNamespace
+from zoneinfo import ZoneInfo
 
 import marshmallow as ma
 import pytest
@@ -73,3 +74,24 @@ def test_data_keys_attributes_defaults_and_computed_fields_keep_their_meaning():
     assert dumped == {"id": "x", "shownAs": "r", "elsewhere": "s", "dotted": "v",
                       "defaulted": "none given", "when": None, "tags": ["a", "b"],
                       "computed": "computed", "read_its_own_way": "s"}
+
+
+class _Later(datetime):
+    """A datetime subclass (orjson refuses those): formatted by isoformat as before."""
+
+
+@pytest.mark.parametrize("value", [
+    datetime(2026, 11, 20, 15, tzinfo=UTC),
+    datetime(2026, 11, 20, 15, 4, 5, 7, tzinfo=UTC),
+    datetime(1, 1, 1, tzinfo=UTC),
+    datetime(999, 5, 5, 1, 2, 3, tzinfo=UTC),
+    datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC),
+    datetime(2026, 3, 29, 1, 30, tzinfo=timezone(timedelta(hours=2))),
+    datetime(2026, 3, 29, 1, 30, tzinfo=ZoneInfo("America/New_York")),
+    datetime(2026, 3, 29, 1, 30, tzinfo=ZoneInfo("UTC")),
+    _Later(2026, 3, 29, 1, 30, 0, 250, tzinfo=UTC),
+])
+def test_a_timestamp_is_written_in_utc_as_isoformat_writes_it_with_z(value):
+    expected = value.astimezone(UTC).isoformat().replace("+00:00", "Z")
+    assert UTCDateTime()._serialize(value, "when", None) == expected
+    assert expected.endswith("Z")
