@@ -357,9 +357,10 @@ def _has_input(conn) -> bool:
     to an idle session unasked (this project never LISTENs): what is there is the FATAL
     message and end of stream of a backend that was terminated, or the end of stream of a
     server that went away (rarely a parameter report after a configuration reload: that
-    connection is replaced too, at the cost of a reconnect). One poll() of the socket, no round trip; a connection with input
-    is taken for dropped and replaced before any statement is sent on it, so a request's first
-    statement (which may be its whole transaction) never meets a connection known dead."""
+    connection is replaced too, at the cost of a reconnect). One poll() of the socket, no
+    round trip; a connection with input is taken for dropped and replaced before any
+    statement is sent on it, so a request's first statement (which may be its whole
+    transaction) never meets a connection known dead."""
     try:
         poller = select.poll()
         poller.register(conn.fileno(), select.POLLIN)
