@@ -7,7 +7,7 @@ detector, on material neither model was trained on and on the project's own plai
 Both models are run with onnxruntime as ``services/analysis/crisis/model_reader.py`` runs the
 committed one (one thread, each text read alone, long turns in windows). Three sets:
 
-(a) the tuning halves of writers 18 and 19 (``CANDIDATE_SETS`` leaves them out of the
+(a) the tuning halves of writers 18, 19 and 20 (``CANDIDATE_SETS`` leaves them out of the
     candidate's training; the committed model never saw them): the material thresholds are
     chosen on;
 (b) the statements and transcripts that tests/services/test_crisis.py,
@@ -52,7 +52,8 @@ from services.analysis.crisis.reading import names  # noqa: E402
 from tests.services.crisis_blind import TUNING, split_blind_set  # noqa: E402
 
 DATA = ROOT / "tests" / "services" / "data"
-CHOICE_SETS = ("crisis_statements_writer18.json", "crisis_statements_writer19.json")
+CHOICE_SETS = ("crisis_statements_writer18.json", "crisis_statements_writer19.json",
+               "crisis_statements_writer20.json")
 RAISED = ("high", "imminent")
 # Tests that take one "text" and assert it raised (True) or not (False), by test name.
 TEXT_TESTS = {
@@ -427,7 +428,7 @@ def main() -> int:
                                for s, items in sets.items()}))
     base = results[0][1]
     base_wrong_b = {i.text for i in base["b"].wrong}
-    print(f"(a) writers 18-19 tuning halves: {len(sets['a'])}; (b) test statements: "
+    print(f"(a) tuning halves of {len(CHOICE_SETS)} sets: {len(sets['a'])}; (b) test statements: "
           f"{len(sets['b'])}; (c) ordinary turns: {len(sets['c'])}")
     for name, figs in results:
         broken = [i for i in figs["b"].wrong if i.text not in base_wrong_b]

@@ -283,6 +283,9 @@ def test_the_second_model_is_the_one_its_settings_describe():
     "I have a plan for the weekend.",
     "I stack the firewood in the garage and split it with the axe in the fall.",
     "I sliced my hand on broken glass yesterday.",
+    "I took my pills this morning.",
+    "I have a plan for Saturday.",
+    "I have a plan for when the panic hits now, the breathing.",
 ])
 def test_the_second_model_leaves_plain_safe_statements_unraised(text):
     """It rates these near certain, just below the thresholds chosen for it
