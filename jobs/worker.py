@@ -13,6 +13,7 @@ from redis import Redis
 from rq import Worker
 from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
+from rq.job_lifecycle import call_exception_handlers
 from rq.queue import Queue
 from rq.worker import WorkerStatus
 
@@ -47,6 +48,12 @@ class AppWorker(Worker):
         super().__init__(*args, **kwargs)
         self.app = app
         self.in_process_queues = {jobqueue.queue_name(n) for n in IN_PROCESS_QUEUES}
+
+    def handle_exception(self, job: Job, *exc_info) -> None:
+        # rq's own puts the formatted traceback into its message, where no formatter can
+        # withhold what a database error quotes; logged with exc_info, web.logs's does.
+        logger.error("job %s failed (%s)", job.id, job.origin, exc_info=exc_info)
+        call_exception_handlers(self._exc_handlers, job, *exc_info)
 
     def _in_process(self, job: Job) -> bool:
         return job.origin in self.in_process_queues

@@ -136,3 +136,62 @@ def test_unexpected_exception_log_holds_no_request_body(make_app, org, captured)
     assert response.status_code == 500
     assert any("boom" in line for line in captured.lines)
     assert_no_secrets(captured.lines, "cws_unused-token")
+
+
+def test_a_database_error_is_logged_without_the_values_it_quotes(make_app, captured):
+    """An unexpected database error (a unique violation: PostgreSQL quotes the row's key in
+    its DETAIL) is logged with its type and traceback, not with the patient's value."""
+    from models.base import db
+
+    app = make_app(TESTING=False, PROPAGATE_EXCEPTIONS=False)
+
+    @app.post("/api/duplicate")
+    def duplicate():
+        db.execute_sql("CREATE TEMPORARY TABLE IF NOT EXISTS seen (patient_id TEXT PRIMARY KEY)")
+        for _ in range(2):
+            db.execute_sql("INSERT INTO seen (patient_id) VALUES (%s)"
+                           .replace("%s", db.param), (PATIENT_ID,))
+
+    response = app.test_client().post("/api/duplicate", json={})
+    assert response.status_code == 500
+    logged = "\n".join(captured.lines)
+    assert "IntegrityError" in logged
+    assert PATIENT_ID not in logged
+
+
+def test_a_traceback_keeps_every_message_but_a_database_errors_own():
+    import peewee
+    import psycopg2.errors
+
+    from tests.jobs.sample_jobs import QUOTED_VALUE, UNIQUE_VIOLATION
+    from web.logs import format_exception
+
+    try:
+        try:
+            raise psycopg2.errors.UniqueViolation(UNIQUE_VIOLATION)
+        except psycopg2.Error as exc:
+            try:
+                raise peewee.IntegrityError(*exc.args)
+            except peewee.IntegrityError as wrapped:
+                raise RuntimeError("creating the session failed") from wrapped
+    except RuntimeError as error:
+        text = format_exception((type(error), error, error.__traceback__))
+    assert QUOTED_VALUE not in text
+    assert "UniqueViolation" in text and "peewee.IntegrityError" in text
+    assert "RuntimeError: creating the session failed" in text
+    assert text.count("Traceback (most recent call last):") == 3
+
+
+def test_a_failed_jobs_log_holds_no_value_a_database_error_quotes(make_app, org, captured):
+    from jobs import queue as jobqueue
+    from jobs.worker import run_worker
+    from tests.jobs.sample_jobs import QUOTED_VALUE, fails_quoting_a_row
+
+    app = make_app(JOB_RETRY_INTERVALS_S=[0])
+    with app.app_context():
+        jobqueue.enqueue(fails_quoting_a_row, org.id, "x", id="job_quoting_a_row",
+                         max_attempts=1, queue=jobqueue.QUEUE_WORKFLOWS)  # run in process
+    run_worker(app, burst=True)
+    logged = "\n".join(captured.lines)
+    assert "job job_quoting_a_row failed" in logged and "IntegrityError" in logged
+    assert QUOTED_VALUE not in logged

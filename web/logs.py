@@ -1,16 +1,21 @@
 """Structured log lines with a request id (or the RQ job id inside a worker).
 
 Log calls pass ids and statuses only; transcripts, phone numbers, names, tokens and secrets
-are never arguments of a log call anywhere in the service."""
+are never arguments of a log call anywhere in the service. Tracebacks are written without a
+database error's message, which quotes row values (`format_exception`)."""
 
 from __future__ import annotations
 
 import json
 import logging
 import re
+import sqlite3
 import time
+import traceback
 import uuid
+from types import TracebackType
 
+import peewee
 from flask import Flask, g, has_request_context, request
 
 REQUEST_ID_HEADER = "X-Request-ID"
@@ -28,7 +33,59 @@ def _context_id() -> str | None:
     return f"job:{job.id}" if job else None
 
 
-class JSONFormatter(logging.Formatter):
+def _database_errors() -> tuple[type[BaseException], ...]:
+    errors: tuple[type[BaseException], ...] = (peewee.PeeweeException, sqlite3.Error)
+    try:
+        import psycopg2
+    except ImportError:  # pragma: no cover (installed with the service)
+        return errors
+    return (*errors, psycopg2.Error)
+
+
+# Their messages quote the rows involved: PostgreSQL's DETAIL ("Key (patient_id)=(…) already
+# exists", "Failing row contains (…)") and "invalid input syntax …: \"<value>\"".
+DATABASE_ERRORS = _database_errors()
+
+
+def format_exception(exc_info: tuple[type[BaseException], BaseException, TracebackType | None]
+                     ) -> str:
+    """A traceback as the standard library writes it, except that a database error's message
+    is withheld (its type and SQLSTATE kept): an unexpected error must not put a patient's
+    data into the log through the values a database error quotes."""
+    chain: list[BaseException] = []
+    current: BaseException | None = exc_info[1]
+    while current is not None and all(current is not seen for seen in chain):
+        chain.append(current)
+        current = current.__cause__ or (
+            None if current.__suppress_context__ else current.__context__)
+    parts: list[str] = []
+    for exc in reversed(chain):
+        if parts:
+            parts.append("\nwhile handling the above, another exception:\n\n")
+        if exc.__traceback__ is not None:
+            parts.append("Traceback (most recent call last):\n")
+            parts.extend(traceback.format_tb(exc.__traceback__))
+        parts.append(_exception_line(exc))
+    return "".join(parts).rstrip("\n")
+
+
+def _exception_line(exc: BaseException) -> str:
+    if not isinstance(exc, DATABASE_ERRORS):
+        return "".join(traceback.format_exception_only(type(exc), exc))
+    kind = type(exc)
+    code = getattr(exc, "pgcode", None) or getattr(exc.__context__, "pgcode", None)
+    return (f"{kind.__module__}.{kind.__qualname__}: (message withheld: database errors "
+            f"quote row values{f'; SQLSTATE {code}' if code else ''})\n")
+
+
+class PlainFormatter(logging.Formatter):
+    """logging's formatter, writing tracebacks with `format_exception`."""
+
+    def formatException(self, ei) -> str:
+        return format_exception(ei)
+
+
+class JSONFormatter(PlainFormatter):
     def format(self, record: logging.LogRecord) -> str:
         line = {
             "ts": self.formatTime(record, "%Y-%m-%dT%H:%M:%S") + f".{int(record.msecs):03d}Z",
@@ -54,7 +111,7 @@ def configure_logging(level: str, fmt: str) -> None:
         return
     handler = logging.StreamHandler()
     handler.set_name(_HANDLER_NAME)
-    formatter = JSONFormatter() if fmt == "json" else logging.Formatter(
+    formatter = JSONFormatter() if fmt == "json" else PlainFormatter(
         "%(asctime)s %(levelname)s %(name)s %(message)s")
     formatter.converter = time.gmtime
     handler.setFormatter(formatter)

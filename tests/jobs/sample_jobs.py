@@ -30,3 +30,22 @@ def slow_first_attempt(organization_id: str, label: str) -> str:
         time.sleep(60)
     record_usage(organization_id, "workflow_executions", details={"label": label})
     return label
+
+
+# What psycopg2 says of a unique violation: the row's values are in its DETAIL.
+QUOTED_VALUE = "PATIENT-SECRET-123"
+UNIQUE_VIOLATION = ('duplicate key value violates unique constraint "therapy_session_pkey"\n'
+                    f"DETAIL:  Key (patient_id)=({QUOTED_VALUE}) already exists.\n")
+
+
+def fails_quoting_a_row(organization_id: str, label: str) -> None:
+    """Fails as a write that meets a unique violation does: peewee's IntegrityError raised
+    while handling the driver's."""
+    import peewee
+    import psycopg2.errors
+
+    record_usage(organization_id, "workflow_executions", details={"label": label})
+    try:
+        raise psycopg2.errors.UniqueViolation(UNIQUE_VIOLATION)
+    except psycopg2.Error as exc:
+        raise peewee.IntegrityError(*exc.args)  # chained implicitly, as peewee does
