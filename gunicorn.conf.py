@@ -52,12 +52,19 @@ def worker_exit(server, worker) -> None:
 
     from models.base import release_connections
 
-    exiting = sys.exc_info()[1]
-    code = 0 if exiting is None else exiting.code if isinstance(exiting, SystemExit) else 1
+    status = _exit_status(sys.exc_info()[1])
     try:
         release_connections()
     finally:
         logging.shutdown()
         sys.stdout.flush()
         sys.stderr.flush()
-        os._exit(code if isinstance(code, int) else 0 if code is None else 1)
+        os._exit(status)
+
+
+def _exit_status(exiting: BaseException | None) -> int:
+    """The status the interpreter would exit with, given what it is exiting on."""
+    if not isinstance(exiting, SystemExit):
+        return 0 if exiting is None else 1
+    code = exiting.code
+    return code if isinstance(code, int) else 0 if code is None else 1
