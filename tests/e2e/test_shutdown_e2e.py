@@ -4,15 +4,16 @@ leaves on its own, and none is killed."""
 from __future__ import annotations
 
 import os
+import runpy
 import signal
 import subprocess
 import time
 from pathlib import Path
 
-from tests.e2e.service import Client, Service
+from tests.e2e.service import PROJECT_ROOT, Client, Service
 
-# gunicorn.conf.py: past it the master kills the workers that have not left.
-GRACEFUL_TIMEOUT_S = 30
+# Past it the master kills the workers that have not left.
+GRACEFUL_TIMEOUT_S = runpy.run_path(str(PROJECT_ROOT / "gunicorn.conf.py"))["graceful_timeout"]
 SESSION = {"patient_id": "pat-stop", "provider_id": "prov-1",
            "session_date": "2026-11-20T15:00:00Z"}
 
