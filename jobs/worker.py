@@ -22,6 +22,7 @@ from models.base import bind_database, db
 from models.jobs import JobRecord, running_job
 from services.analysis.crisis import model_reader
 from services.limits import MAX_ERROR_CHARS
+from web.logs import format_exception
 
 logger = logging.getLogger(__name__)
 
@@ -48,12 +49,26 @@ class AppWorker(Worker):
         super().__init__(*args, **kwargs)
         self.app = app
         self.in_process_queues = {jobqueue.queue_name(n) for n in IN_PROCESS_QUEUES}
+        # The failure text of the job that just raised, as `format_exception` writes it.
+        self._failure_text: tuple[str, str] | None = None
 
     def handle_exception(self, job: Job, *exc_info) -> None:
         # rq's own puts the formatted traceback into its message, where no formatter can
         # withhold what a database error quotes; logged with exc_info, web.logs's does.
         logger.error("job %s failed (%s)", job.id, job.origin, exc_info=exc_info)
+        self._failure_text = (job.id, format_exception(exc_info))
         call_exception_handlers(self._exc_handlers, job, *exc_info)
+
+    def handle_job_failure(self, job: Job, queue: Queue, started_job_registry=None,
+                           exc_string: str = "", execution=None) -> None:
+        # rq stores the failure's traceback in Redis (its result, shown by the dashboard) and
+        # the job's record keeps its last line: both as the log writes it, for the same reason.
+        # rq calls handle_exception with the same exception just before this.
+        stashed, self._failure_text = self._failure_text, None
+        if stashed is not None and stashed[0] == job.id:
+            exc_string = stashed[1]
+        super().handle_job_failure(job, queue, started_job_registry=started_job_registry,
+                                   exc_string=exc_string, execution=execution)
 
     def _in_process(self, job: Job) -> bool:
         return job.origin in self.in_process_queues

@@ -195,3 +195,30 @@ def test_a_failed_jobs_log_holds_no_value_a_database_error_quotes(make_app, org,
     logged = "\n".join(captured.lines)
     assert "job job_quoting_a_row failed" in logged and "IntegrityError" in logged
     assert QUOTED_VALUE not in logged
+
+
+@pytest.mark.parametrize("queue", ["workflows", "default"])  # in process, in a work-horse
+def test_a_failed_jobs_stored_traceback_holds_no_value_a_database_error_quotes(
+        make_app, org, queue):
+    """What rq keeps in Redis (the dashboard's traceback) and the job's record (its last
+    line, shown by the job endpoints) are written as the log is."""
+    from rq.job import Job
+
+    from jobs import queue as jobqueue
+    from jobs.worker import run_worker
+    from models.jobs import JobRecord
+    from tests.jobs.sample_jobs import QUOTED_VALUE, fails_quoting_a_row
+
+    app = make_app(JOB_RETRY_INTERVALS_S=[0])
+    job_id = f"job_quoting_a_row_{queue}"
+    with app.app_context():
+        jobqueue.enqueue(fails_quoting_a_row, org.id, "x", id=job_id, max_attempts=1,
+                         queue=queue)
+    run_worker(app, burst=True)
+    with app.app_context():
+        record = JobRecord.get_by_id(job_id)
+        stored = Job.fetch(job_id, connection=app.extensions["redis"]).latest_result()
+    assert record.status == "failed"
+    assert "IntegrityError" in record.last_error and QUOTED_VALUE not in record.last_error
+    assert "fails_quoting_a_row" in stored.exc_string  # the frames are kept
+    assert "IntegrityError" in stored.exc_string and QUOTED_VALUE not in stored.exc_string
