@@ -178,8 +178,9 @@ _SUBJECT_START_RE = re.compile(
     r"\b(?:I|I'm|I've|I'd|I'll|he|she|they|we|you|it)\b(?!')", re.IGNORECASE
 )
 _NEGATED_THINKING_RE = re.compile(
-    r"\s*(?:really\s+|even\s+|ever\s+)?(?:think|believe|feel\s+like|expect|imagine|suppose|say"
-    r"|see\s+myself|plan|want|intend|mean)\b",
+    r"\s*(?:really\s+|even\s+|ever\s+)?(?:(?:think|thought|believe|believed|feel|felt|expect"
+    r"|expected|imagine|imagined|suppose|say|said|mean|meant)(?:\s+(?:like|that))?"
+    r"|see\s+myself|plan|want|wanted|intend)\b",
     re.IGNORECASE,
 )
 HYPOTHETICAL_RE = re.compile(

@@ -933,6 +933,17 @@ CONCEPT_CASES = [
     (L, "One more group project and I'll drive off a cliff. Just kidding, it's fine."),
     (IMM, "I'm going to jump off the bridge tonight. I'm not joking."),
     (H, "I want to die haha"),
+    # A denial reaches through a verb of thinking or feeling and its "like" or "that" ("never
+    # felt like I …"); an admission told the same way is still one.
+    (L, "I have never felt like I wanted to die."),
+    (L, "I've never felt like I didn't want to be here. I just wanted to sleep."),
+    (L, "I never thought that I would want to kill myself, even at my worst."),
+    (H, "I felt like I wanted to die."),
+    (H, "I'm not okay, I feel like I want to die."),
+    (H, "I never said it, but I felt like I wanted to die."),
+    # A tablet cut in half is no cut to the body.
+    (L, "The 10s would be easier, I think. I'm bad at cutting pills. They always crumble."),
+    (H, "I cut again last night, my arm this time."),
 ]
 
 

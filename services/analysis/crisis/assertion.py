@@ -56,17 +56,26 @@ def _covered(sentence: Sentence, position: int) -> bool:
 
 # "I don't think I want to …": the negation moves across these verbs to the clause they hold.
 _NEG_RAISING = frozenset({"think", "feel", "believe", "guess", "suppose", "know", "say", "saying",
-                          "said", "mean", "expect", "want"})
+                          "said", "mean", "expect", "want", "felt", "thought", "believed",
+                          "knew", "meant", "expected", "wanted", "feeling", "thinking"})
+# "I've never felt like I wanted to die", "I never thought that I would": the clause a
+# negated verb of thinking or feeling holds, opened by "like" or "that".
+_COMPLEMENTIZERS = frozenset({"like", "that"})
 
 
 def _new_subject(sentence: Sentence, start: int, end: int) -> bool:
     """Whether "I" opens a new clause between two tokens ("if things aren't better … I'm
     done"), which a negation before it does not reach."""
+    words = sentence.words
     for index in range(max(start, sentence.offset + 1), end):
         position = index - sentence.offset
-        if position < len(sentence.words) and sentence.words[position] == "i" and \
-                sentence.words[position - 1] not in _NEG_RAISING:
-            return True
+        if position >= len(words) or words[position] != "i" or \
+                words[position - 1] in _NEG_RAISING:
+            continue
+        if words[position - 1] in _COMPLEMENTIZERS and position >= 2 and \
+                words[position - 2] in _NEG_RAISING:
+            continue
+        return True
     return False
 
 

@@ -115,6 +115,8 @@ def _cut_is_self_harm(sentence: Sentence, mention: Mention, relapse: bool = Fals
         return False  # "my hours got cut"
     if following and following[0] in _CUT_OBJECTS:
         return False
+    if any(m.concept == "means" and m.start == mention.end for m in sentence.mentions):
+        return False  # "I'm bad at cutting pills": a tablet cut in half
     return relapse or any(word in FIRST_PERSON for word in words)
 
 
