@@ -1,0 +1,36 @@
+"""The safety floor on whole sessions written apart from it (``crisis_sessions``): every
+session with a disclosure is escalated; the figures for ordinary sessions are printed (run with
+``-s``) and reported in docs/safety-floor.md."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.services import crisis_sessions as sessions
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+# The three 5,000-word ordinary sessions of the benchmark, written apart as well; tuning material.
+BENCH_SESSIONS = sorted((PROJECT_ROOT / "bench" / "data").glob("session_*.txt"))
+
+
+def _ordinary(half: str) -> list[dict]:
+    extra = [{"id": p.stem, "transcript": p.read_text(encoding="utf-8")}
+             for p in BENCH_SESSIONS] if half == "a" else []
+    return sessions.load("ordinary", half) + extra
+
+
+@pytest.mark.parametrize("half", ["a", "b"])
+def test_every_disclosure_line_is_a_patient_line_of_its_session(half):
+    for session in sessions.load("disclosure", half):
+        lines = session["transcript"].splitlines()
+        for line in session["disclosure"].splitlines():
+            assert line in lines and line.startswith("Patient: "), session["id"]
+
+
+@pytest.mark.parametrize("half", ["a", "b"])
+def test_sessions_with_a_disclosure_are_escalated(half):
+    figures = sessions.measure(_ordinary(half), sessions.load("disclosure", half))
+    print(f"\nsessions {'tuning' if half == 'a' else 'held out'}: {figures.line()}")
+    assert figures.disclosures_escalated == figures.disclosures
