@@ -110,7 +110,10 @@ def safety_figures(workdir: Path, duration_s: int, connections: int) -> list[Row
     rows: list[Row] = []
     texts = (("ordinary session", transcript(WORDS) + "\n" + DISCLOSURE),
              ("risk-dense corpus", corpus_transcript(WORDS)),
-             ("ordinary talk the language model reads (185 turns)", quiet_transcript(WORDS)))
+             ("ordinary talk the language model reads (185 turns)", quiet_transcript(WORDS)),
+             *((f"ordinary session written apart ({path.stem.removeprefix('session_')})",
+                path.read_text(encoding="utf-8"))
+               for path in sorted((PROJECT_ROOT / "bench" / "data").glob("session_*.txt"))))
     for label, text in texts:
         old = _timings_ms(baseline, text, duration_s / 4)
         new = _timings_ms(detect_crisis, text, duration_s / 4)
