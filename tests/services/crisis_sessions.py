@@ -1,7 +1,7 @@
 """Whole sessions written apart from the detector (``data/sessions/``): ordinary sessions,
 which the safety floor must not escalate, and sessions in which the patient discloses risk
 somewhere in the middle, which it must. Files ending in ``_a`` are the tuning material, files
-ending in ``_b`` are held out (measured, never read while changing the detector).
+ending in ``_b`` and ``_c`` are held out (measured, never read while changing the detector).
 
 The statement sets (``crisis_blind``) are single statements; these measure what a clinic
 sees: a whole transcript, where ordinary words combine by accident and "it" has an antecedent.
@@ -20,7 +20,7 @@ ESCALATED = ("high", "imminent")
 
 
 def load(kind: str, half: str) -> list[dict]:
-    """``kind``: "ordinary" or "disclosure"; ``half``: "a" (tuning) or "b" (held out)."""
+    """``kind``: "ordinary" or "disclosure"; ``half``: "a" (tuning), "b" or "c" (held out)."""
     path = SESSIONS_DIR / f"{kind}_sessions_{half}.json"
     return json.loads(path.read_text(encoding="utf-8"))["sessions"]
 
