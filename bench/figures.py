@@ -17,6 +17,7 @@ import requests
 from bench import load
 from bench.table import Row
 from tests.e2e.service import PROJECT_ROOT, Client, Service, free_port, pg_admin
+from tests.services.crisis_sessions import bench_sessions
 
 # A Redis database of its own on the shared server (TEST_REDIS_DB picks another).
 DEFAULT_BENCH_REDIS_DB = "15"
@@ -38,9 +39,8 @@ BENCH_ENV = {
 }
 
 
-# An ordinary 5,000-word session, written apart from the service (bench/data/).
-WRITTEN_APART = (Path(__file__).parent / "data" / "session_cbt_depression.txt").read_text(
-    encoding="utf-8")
+# The ordinary 5,000-word session written apart from the service that the analysis is timed on.
+WRITTEN_APART = "cbt_depression"
 
 
 def transcript(words: int) -> str:
@@ -137,7 +137,9 @@ def http_figures(workdir: Path, duration_s: int, connections: int) -> list[Row]:
         texts = [(f"{words:,} words", transcript(words)) for words in (1_000, 5_000)]
         # Six lines said over and over read faster than a session does (each distinct turn is
         # read once): the same figure on an ordinary session written apart, every turn new.
-        texts.append((f"{len(WRITTEN_APART.split()):,} words written apart", WRITTEN_APART))
+        written_apart = next(s["transcript"] for s in bench_sessions()
+                             if s["id"] == WRITTEN_APART)
+        texts.append((f"{len(written_apart.split()):,} words written apart", written_apart))
         for label, text in texts:
             payload = json.dumps({"session_transcript": text})
             runs.append((f"POST /api/therapy/analyze-session, {label}, rules",

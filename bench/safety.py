@@ -16,6 +16,7 @@ from pathlib import Path
 from bench.figures import transcript
 from bench.table import Row
 from tests.e2e.service import PROJECT_ROOT
+from tests.services.crisis_sessions import bench_sessions
 
 BASELINE_COMMIT = "b27d70d"
 BASELINE_FILES = ("services/analysis/crisis.py", "services/analysis/transcript.py")
@@ -111,9 +112,8 @@ def safety_figures(workdir: Path, duration_s: int, connections: int) -> list[Row
     texts = (("ordinary session", transcript(WORDS) + "\n" + DISCLOSURE),
              ("risk-dense corpus", corpus_transcript(WORDS)),
              ("ordinary talk the language model reads (185 turns)", quiet_transcript(WORDS)),
-             *((f"ordinary session written apart ({path.stem.removeprefix('session_')})",
-                path.read_text(encoding="utf-8"))
-               for path in sorted((PROJECT_ROOT / "bench" / "data").glob("session_*.txt"))))
+             *((f"ordinary session written apart ({s['id']})", s["transcript"])
+               for s in bench_sessions()))
     for label, text in texts:
         old = _timings_ms(baseline, text, duration_s / 4)
         new = _timings_ms(detect_crisis, text, duration_s / 4)

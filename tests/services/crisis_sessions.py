@@ -16,13 +16,24 @@ from pathlib import Path
 from services.analysis.crisis import detect_crisis
 
 SESSIONS_DIR = Path(__file__).parent / "data" / "sessions"
+# The benchmark's three 5,000-word ordinary sessions, written apart as well; tuning material.
+BENCH_SESSIONS_DIR = Path(__file__).resolve().parents[2] / "bench" / "data"
 ESCALATED = ("high", "imminent")
 
 
 def load(kind: str, half: str) -> list[dict]:
-    """``kind``: "ordinary" or "disclosure"; ``half``: "a" (tuning), "b" or "c" (held out)."""
+    """``kind``: "ordinary" or "disclosure"; ``half``: "a" (tuning), "b" or "c" (held out).
+    The ordinary tuning sessions include the benchmark's."""
     path = SESSIONS_DIR / f"{kind}_sessions_{half}.json"
-    return json.loads(path.read_text(encoding="utf-8"))["sessions"]
+    sessions = json.loads(path.read_text(encoding="utf-8"))["sessions"]
+    return sessions + bench_sessions() if (kind, half) == ("ordinary", "a") else sessions
+
+
+def bench_sessions() -> list[dict]:
+    """The benchmark's sessions (``bench/data/session_*.txt``), as ``load`` gives sessions."""
+    return [{"id": path.stem.removeprefix("session_"),
+             "transcript": path.read_text(encoding="utf-8")}
+            for path in sorted(BENCH_SESSIONS_DIR.glob("session_*.txt"))]
 
 
 @dataclass(frozen=True)

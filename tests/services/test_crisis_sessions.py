@@ -4,21 +4,9 @@ session with a disclosure is escalated; the figures for ordinary sessions are pr
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from tests.services import crisis_sessions as sessions
-
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
-# The three 5,000-word ordinary sessions of the benchmark, written apart as well; tuning material.
-BENCH_SESSIONS = sorted((PROJECT_ROOT / "bench" / "data").glob("session_*.txt"))
-
-
-def _ordinary(half: str) -> list[dict]:
-    extra = [{"id": p.stem, "transcript": p.read_text(encoding="utf-8")}
-             for p in BENCH_SESSIONS] if half == "a" else []
-    return sessions.load("ordinary", half) + extra
 
 
 @pytest.mark.parametrize("half", ["a", "b", "c"])
@@ -31,7 +19,8 @@ def test_every_disclosure_line_is_a_patient_line_of_its_session(half):
 
 @pytest.mark.parametrize("half", ["a", "b", "c"])
 def test_sessions_with_a_disclosure_are_escalated(half):
-    figures = sessions.measure(_ordinary(half), sessions.load("disclosure", half))
+    figures = sessions.measure(sessions.load("ordinary", half),
+                               sessions.load("disclosure", half))
     print(f"\nsessions {half} ({'tuning' if half == 'a' else 'held out'}): {figures.line()}")
     assert figures.disclosures_escalated == figures.disclosures
 
