@@ -214,15 +214,16 @@ _RELATIVES = (
 )
 _SUBJECT_RE = re.compile(
     r"\b(?P<third>(?:my|his|her|their|your|our|a)\s+(?:\w+\s+)?" + _RELATIVES + r"\b"
-    r"|family\s+(?:history|hx)|he|she|they|he's|she's|they're|him|her|his|them|their|you"
+    r"|family\s+(?:history|hx)|he|she|they|he's|she's|they're|hes|shes|theyre|him|her|his|them"
+    r"|their|you"
     r"|you're|you've|your|we|we're|we've|our|someone|somebody|people)\b"
     r"|\b(?P<self>I|I'm|I've|I'd|I'll|im|ive|me|my|myself|mine)\b"
     r"|\b(?P<patient>patient|client|pt)\b",
     re.IGNORECASE,
 )
 FIRST_PERSON_TOKEN_RE = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|me|my|myself)\b", re.IGNORECASE)
-_PATIENT_PRONOUNS = frozenset({"he", "she", "they", "he's", "she's", "they're", "him", "her",
-                               "his", "them", "their"})
+_PATIENT_PRONOUNS = frozenset({"he", "she", "they", "he's", "she's", "they're", "hes", "shes",
+                               "theyre", "him", "her", "his", "them", "their"})
 _DOC_VERB_RE = re.compile(
     r"\b(?:reports?|reported|endorses?|endorsed|states?|stated|disclose[sd]?|admits?|admitted"
     r"|describes?|described|acknowledges?|acknowledged|expresse[sd]|presents?|presented)\b",

@@ -944,7 +944,53 @@ CONCEPT_CASES = [
     # A tablet cut in half is no cut to the body.
     (L, "The 10s would be easier, I think. I'm bad at cutting pills. They always crumble."),
     (H, "I cut again last night, my arm this time."),
+    # A medicine taken at a time in an overdose's amount (a count in words reads as digits
+    # do); not one's usual dose, nor medicines taken along or back.
+    (IMM, "I've got forty of my sleeping tablets and on Saturday night I'm swallowing them with "
+          "a bottle of rum."),
+    (L, "Tonight I'm taking my pills with dinner like always."),
+    (L, "This weekend I'm taking all my meds with me on the camping trip."),
+    (L, "Tonight I'm drinking a bottle of wine and taking my usual sleeping pill."),
+    # An age in words dates what is told with it, as digits do.
+    (L, "I overdosed when I was seventeen. I'm forty now and I haven't felt that way in decades."),
+    # "hes" is "he's": someone else's words.
+    (L, "one of the lads in my group chat said hes gonna kms, is that a joke?"),
+    # A trailing-off the sentence goes on after is one sentence.
+    (H, "Some days I think I'd be fine going to sleep and... not. That's all it is."),
+    # An attempt told by its treatment.
+    (H, "They had to pump my stomach in February and nobody talks about it."),
+    # A fragment with no subject is the patient's: a place, a time, a moment chosen to be alone.
+    (IMM, "Saturday, the railway bridge, before anyone's up."),
+    (IMM, "I've booked a cabin for Friday so that none of my kids are the ones to find me."),
+    # Means kept against a safety plan, a bite to the body, a lethality asked about.
+    (H, "I still have the rifle. I told you I'd give it to my dad, but I didn't."),
+    (H, "I bit my arm until it bruised after the call."),
+    (H, "I keep wondering if my whole bottle of lithium would be enough."),
+    # A role in a play, a couple's wills for a new baby, a blood level "last time".
+    (L, "In the play my character says she wants to die, it's just acting."),
+    (L, "We did our wills and life insurance after the new baby came."),
+    (L, "Last time it came back a bit high, so they changed my dose on Thursday."),
 ]
+
+
+def test_a_count_in_words_reads_as_digits_but_a_compound_stays_as_written():
+    """ "thirty oxys" reads as "30 oxys" (an overdose's count); "thirty-eight" is a calibre and
+    "sixty-eight" an age, not a count beside the word "eight"."""
+    from services.analysis.crisis.reading import read_turn
+
+    def concepts_of(text: str) -> set[str]:
+        return {m.concept for s in read_turn(text) for m in s.mentions}
+
+    assert "method_weak" in concepts_of("I took thirty pills.")
+    assert "firearm" in concepts_of("my dad's old thirty-eight")
+    assert "firearm" not in concepts_of("I'm sixty-eight and retired.")
+
+
+def test_ordinary_words_are_not_corrected_into_lexicon_words():
+    from services.analysis.crisis.reading import tokenize
+
+    assert tokenize("I've been paying off every bill") == [
+        "i", "have", "been", "paying", "off", "every", "bill"]
 
 
 @pytest.mark.parametrize(("expected", "text"), CONCEPT_CASES,

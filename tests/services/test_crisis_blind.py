@@ -26,10 +26,10 @@ from tests.services.crisis_blind import (
 ANALYZE_URL = "/api/therapy/analyze-session"
 
 # The issue's goals (recall >= 90 %, false alarms <= 10 %) are NOT met on the held-out halves.
-# These floors guard the measured figures (1188/1386 recall, 124/925 false alarms over the
-# twenty-three sets' held-out halves; 1035/1210 and 106/806 over the first twenty) against
+# These floors guard the measured figures (1193/1386 recall, 123/925 false alarms over the
+# twenty-three sets' held-out halves; 1040/1210 and 106/806 over the first twenty) against
 # regression; they are not the goals.
-MEASURED_MIN_RECALL = 0.857
+MEASURED_MIN_RECALL = 0.860
 MEASURED_MAX_FALSE_ALARMS = 0.135
 
 

@@ -92,14 +92,23 @@ def _negated(sentence: Sentence, mention: Mention) -> bool:
             not _new_subject(sentence, cue.end, mention.start + 1)
         # "Ending things has never been on the table": a denial right after the topic.
         # Not a new coordinated clause: "sleep for a long time and not deal with any of it".
-        after = mention.end <= cue.start < min(end, mention.end + 3) and not any(
-            sentence.words[i - sentence.offset] in ("i", "and", "or")
+        # Only a verb of being or a pronoun between: not "ending things, thinking, not the usual
+        # venting", where the denial is of what follows it.
+        after = mention.end <= cue.start < min(end, mention.end + 3) and (all(
+            sentence.words[i - sentence.offset] in _BETWEEN_TOPIC_AND_DENIAL
             for i in range(mention.end, cue.start))
+            or bool(_DENIED_SINCE.intersection(
+                sentence.words[cue.start - sentence.offset:cue.end - sentence.offset + 1])))
         if before or after:
             return True
     return False
 
 
+_BETWEEN_TOPIC_AND_DENIAL = frozenset({
+    "is", "was", "are", "were", "am", "be", "been", "has", "have", "had", "do", "does", "did",
+    "will", "would", "could", "should", "can", "it", "that", "this", "for", "me", "to"})
+# A denial of what was before it, whatever lies between: "…, not anymore", "no longer".
+_DENIED_SINCE = frozenset({"anymore", "longer", "now", "any", "since", "lately"})
 _PLURAL_IT = frozenset({"they", "them", "their"})
 _THINGS = frozenset({"thought", "means", "method_weak", "method"})
 

@@ -17,6 +17,7 @@ suicidal talk.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import pairwise
 
 from services.analysis.crisis.assertion import (
     FIRST_PERSON,
@@ -175,6 +176,49 @@ def _scheduled_means(sentence: Sentence, concepts: list[Mention]) -> Mention | N
     return None
 
 
+# An overdose told by its amount: "all the pens I have", "thirty oxys", "a few boxes".
+_OVERDOSE_AMOUNTS = _AMOUNTS | frozenset({"box", "boxes", "bottle", "bottles", "pack", "packs",
+                                          "pen", "pens", "lot"})
+_AMOUNT_REACH = 4
+_CARRIED = frozenset({("with", "me"), ("with", "us"), ("back", "to"), ("them", "back"),
+                      ("it", "back")})
+# The patient's own use, told in the present for a time to come ("tonight I take", "I'm
+# taking them"): not "took", which is an attempt's past.
+_TAKING = frozenset({"take", "taking", "use", "using", "swallow", "swallowing", "wash",
+                     "washing", "down", "downing", "drink", "drinking", "inject", "injecting"})
+
+
+def _timed_overdose(sentence: Sentence, concepts: list[Mention]) -> Mention | None:
+    """A medicine the patient says they will take at a time, in an overdose's amount: "tonight
+    after my wife falls asleep I'm taking them" (thirty oxys), "Tonight I take the insulin, all
+    the pens I have"."""
+    words = set(sentence.words)
+    pairs = set(pairwise(sentence.words))
+    if not (words & FIRST_PERSON and words & _TAKING) or "along" in words or pairs & _CARRIED:
+        return None  # taken along, not taken: "taking all my meds with me on the trip"
+    for mention in concepts:
+        if mention.concept != "means" or any(f.concept == "firearm" and f.start == mention.start
+                                             for f in concepts):
+            continue
+        # The amount is the medicine's: not "a bottle of wine and my sleeping pill".
+        low = max(0, mention.start - sentence.offset - _AMOUNT_REACH)
+        if _OVERDOSE_AMOUNTS.intersection(
+                sentence.stems[low:mention.end - sentence.offset + _AMOUNT_REACH]):
+            return mention
+    return None
+
+
+_OTHER_SUBJECTS = frozenset({"he", "she", "they", "we", "you", "his", "her", "their", "our",
+                             "your"})
+
+
+def _the_patients(sentence: Sentence) -> bool:
+    """A sentence the patient tells of themselves: in the first person, or with no subject
+    at all and no one else in it (a patient's fragment is their own)."""
+    words = set(sentence.words)
+    return bool(words & FIRST_PERSON) or not (words & _OTHER_SUBJECTS or has(sentence, "others"))
+
+
 def _death_is_wished(sentence: Sentence, mention: Mention, concepts: list[Mention]) -> bool:
     if any(m.concept == "burden" and m.start <= mention.start < m.end for m in concepts):
         return False  # "I'm dead weight" is burden, a review cue
@@ -224,7 +268,7 @@ _LEAD_CONCEPTS = frozenset({
     "self_harm_act", "self_harm_cue", "death_wish", "death_weak", "self_kill", "self_kill_weak",
     "act_pronoun", "past_act", "method", "method_weak", "means", "plan", "preparation",
     "preparation_weak", "burden", "hopeless", "farewell", "worth_living", "self_harm_deliberate",
-    "hope_doubted", "survival_regret",
+    "hope_doubted", "survival_regret", "attempt_told",
 })
 
 
@@ -322,12 +366,16 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
         if act is None and "intent" in own and ("time" in own or "alone" in window) and \
                 set(sentence.words) & FIRST_PERSON:
             act = _scheduled_means(sentence, concepts)  # "Tonight I will use the rope"
+        if act is None and "time" in own and "means" in own:
+            act = _timed_overdose(sentence, concepts)
         if act is None and "past_act" in own and (own & {"method", "method_weak"} or (
                 "means" in own and any(m.concept == "past_act" and m.end - m.start > 1
                                        for m in concepts))):
             # "I swallowed a bottle of my antidepressants", "did something stupid with my
             # meds": the act named by its means (a bare "tried" with a medicine is not).
             act = first["past_act"]
+        if act is None and "attempt_told" in own:
+            act = first["attempt_told"]  # "They pumped my stomach in January."
         regret = first.get("survival_regret")
         if act is None and regret is not None:
             act = regret  # "angry that it didn't work"
@@ -347,7 +395,7 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
                 add("past_attempt", act)
             elif own & {"intent", "commitment"} or "commitment" in window or (
                     "time" in own and act.concept in ("self_kill", "self_kill_weak", "act_pronoun",
-                                                      "method")
+                                                      "method", "means")
                     and not own & {"thought", "desire"}):
                 # "I'm killing myself this weekend": the act with a time is intent.
                 add("intent", act, imminent=timed)
@@ -418,9 +466,9 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
             add("means_access", next(m for m in concepts if m.concept in _DARK_WITH),
                 imminent=bool(window & {"time", "commitment", "plan", "preparation"}))
             context = True
-        if own & {"means", "method_weak"} and "covert" in window and \
-                set(sentence.words) & FIRST_PERSON:
-            # "taking all my pills once everyone is asleep": means with a time chosen to be alone.
+        if own & {"means", "method_weak"} and "covert" in window and _the_patients(sentence):
+            # "taking all my pills once everyone is asleep": means with a time chosen to be alone;
+            # "Sunday morning, the bridge, before anyone's up.", told without a subject.
             add("plan", first.get("means") or first["method_weak"], imminent=True)
             context = True
         plans = [m for m in concepts if m.concept == "plan"]
@@ -455,6 +503,8 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
 # Just before a time word: a recurring time ("every other weekend") or a condition ("if I
 # leave") sets no time.
 _NOT_SET = frozenset({"every", "each", "if", "unless"})
+# A habit, not a time set: "At night I am looking at the cupboard where it is."
+_HABITUAL = (["at", "night"], ["late", "at", "night"])
 
 
 def time_to_come(sentences: list[Sentence]) -> bool:
@@ -465,6 +515,7 @@ def time_to_come(sentences: list[Sentence]) -> bool:
     for number, sentence in enumerate(sentences):
         timed = any(m.concept == "time" and not _NOT_SET.intersection(sentence.words[
             max(0, m.start - sentence.offset - 2):m.start - sentence.offset])
+            and sentence.words[m.start - sentence.offset:m.end - sentence.offset] not in _HABITUAL
             for m in sentence.mentions)
         if not timed:
             continue

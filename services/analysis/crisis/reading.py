@@ -20,6 +20,22 @@ from pathlib import Path
 LEXICON_PATH = Path(__file__).with_name("lexicon.json")
 # A number of tablets at least this large is an overdose's count, not a dose.
 MIN_MANY = 10
+# Counts written as words read as their digits do: "thirty oxys" as "30 oxys".
+_MANY_WORDS = frozenset({
+    "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
+    "eighteen", "nineteen", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty",
+    "ninety", "hundred", "hundreds"})
+_UNITS = frozenset({"one", "two", "three", "four", "five", "six", "seven", "eight", "nine"})
+
+
+def _counted(words: list[str], stems: list[str]) -> list[str]:
+    """Stems with a count in words of ten or more as "dozen", as digits are ("thirty oxys",
+    "when I was nineteen"); not the tens of a compound ("thirty-eight", "sixty-eight"), which
+    names a calibre or an age as written."""
+    return [("dozen" if word in _MANY_WORDS and (i + 1 == len(words) or words[i + 1] not in _UNITS)
+             else stem) for i, (word, stem) in enumerate(zip(words, stems, strict=True))]
+
+
 # Unknown words at least this long are corrected to a lexicon word one edit away.
 MIN_FUZZY_LENGTH = 6
 _TOKEN_RE = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
@@ -74,7 +90,8 @@ def _phrase_stems(phrase: str) -> tuple[str, ...]:
         # A number reads as the text's does ("12 gauge", "38 special", "ar 15").
         many = token.isdigit() and int(token) >= MIN_MANY
         words.extend(("dozen",) if many else _TEXT_SPEAK.get(token, (token,)))
-    return tuple(_stem(word) for word in words if word not in _FILLERS)
+    words = [word for word in words if word not in _FILLERS]
+    return tuple(_counted(words, [_stem(word) for word in words]))
 
 
 _CONCEPTS: dict[str, tuple[tuple[str, ...], ...]] = {
@@ -129,7 +146,7 @@ for _word in sorted(_LONG_WORDS):
 _COMMON = frozenset({"though", "through", "should", "would", "could", "people", "little",
                      "things", "thinks", "lovely", "killer", "pretty", "planet", "plants",
                      "bridges", "tablet", "dying", "trains", "noises", "notice", "nights",
-                     "blacked", "hearing", "forearm", "forearms"})
+                     "blacked", "hearing", "forearm", "forearms", "paying"})
 
 
 @functools.lru_cache(maxsize=20_000)
@@ -175,7 +192,8 @@ def _contraction(token: str) -> tuple[str, ...]:
 @functools.lru_cache(maxsize=50_000)
 def _normal(token: str) -> tuple[tuple[str, str], ...]:
     """A token's normalised words with their stems, worked out once per distinct token. A count
-    of ten or more stems to "dozen", so "took 20 pills" reads as "took dozens of pills"."""
+    of ten or more stems to "dozen", so "took 20 pills" reads as "took dozens of pills" (counts
+    in words: ``_counted``)."""
     if token.isdigit() and int(token) >= MIN_MANY:
         return ((token, "dozen"),)
     words = _TEXT_SPEAK.get(token)
@@ -193,6 +211,9 @@ def _normalise(text: str) -> list[tuple[str, str]]:
         text = _CALIBRE_RE.sub(r"\1 calibre", text)
     pairs = [pair for token in _TOKEN_RE.findall(text)
              for pair in _normal(token)]
+    if _MANY_WORDS.intersection(word for word, _ in pairs):
+        words = [word for word, _ in pairs]
+        pairs = list(zip(words, _counted(words, [stem for _, stem in pairs]), strict=True))
     # A word said twice is said once: speech repeats itself ("I, I think", "my, uh, my head").
     return [pair for index, pair in enumerate(pairs)
             if index == 0 or pair[0] != pairs[index - 1][0]]
@@ -252,9 +273,16 @@ def names(sentences: list[Sentence], concepts: frozenset[str]) -> bool:
     return any(m.concept in concepts for s in sentences for m in s.mentions)
 
 
+# A trailing-off that the sentence goes on after ("going to sleep and just... not"): one
+# sentence, not two.
+_TRAILING_OFF = re.compile(r"(?:\.{2,}|\u2026)\s*(?=[a-z])")
+
+
 def read_turn(text: str) -> list[Sentence]:
     sentences: list[Sentence] = []
     offset = 0
+    if "\u2026" in text or ".." in text:
+        text = _TRAILING_OFF.sub(" ", text)
     for part in SENTENCE_RE.findall(text):
         pairs = _normalise(part)
         if not pairs:
