@@ -540,6 +540,8 @@ def _joking(sentences: list[Sentence], index: int) -> bool:
 
 
 # What a denial may add to its "no": "No, not at all.", "None, not now and not ever."
+# A word without which no sentence of a turn is denied, laughed off or taken back.
+_CAN_DENY = _DENIALS | _LAUGHTER | _TAKEN_BACK | frozenset({"none"})
 _DENIAL_WORDS = _DENIALS | frozenset({"none", "at", "all", "really", "ever", "now", "and",
                                       "absolutely", "definitely", "honestly"})
 
@@ -566,7 +568,11 @@ def _denied_item(words: list[str]) -> bool:
 def without_denied(text: str, sentences: list[Sentence] | None = None) -> str:
     """The turn without the sentences its next sentence answers "no" to ("Wanting to die?
     No.") or that are said as a joke, for readers that do not see sentences. ``sentences``,
-    the turn as ``read_turn`` read it, spares reading it again when nothing in it jokes."""
+    the turn as ``read_turn`` read it, spares reading it again when nothing in it jokes or
+    denies."""
+    if sentences is not None and not _CAN_DENY.intersection(
+            word for sentence in sentences for word in sentence.words):
+        return text  # most turns: no word that answers no, laughs or takes back
     parts = list(SENTENCE_RE.finditer(text))
     if len(parts) == 1 and sentences is not None and len(sentences) == 1:
         said = [sentences[0].words]  # one sentence, already read
