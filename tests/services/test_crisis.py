@@ -1270,3 +1270,15 @@ def test_someone_elses_risk_asked_about(text, raised):
 ])
 def test_means_at_hand_when_unsafe_and_more_wordings(text, raised):
     assert _lexicons_raise(text) is raised
+
+
+def test_an_apostrophe_s_before_an_article_or_a_verb_is_is():
+    """ "Friday's the day" is "Friday is the day" (not Friday's day); a possessive stays one."""
+    from services.analysis.crisis.reading import tokenize
+
+    assert tokenize("Friday's the day") == ["friday", "is", "the", "day"]
+    assert tokenize("that's when") == ["that", "is", "when"]
+    assert tokenize("Friday's match") == ["friday's", "match"]
+    level = apply_safety_floor({"level": "low"}, detect_crisis(
+        "Patient: Sunday's the night. I've made my peace with it."))["level"]
+    assert level == IMM

@@ -205,6 +205,25 @@ def _normal(token: str) -> tuple[tuple[str, str], ...]:
         _correct(w) for w in words if w not in _FILLERS))
 
 
+# After these an "'s" is "is", not a possessive: "Friday's the day", "that's when", "it's
+# not worth it"; a possessive is followed by what is owned ("Friday's match").
+_AFTER_IS = frozenset({"the", "a", "an", "not", "going", "gonna", "been", "all", "over", "done",
+                       "when", "too", "so", "no", "gone", "coming", "happening", "it", "how",
+                       "what", "why", "where", "just", "never"})
+
+
+def _is_expanded(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    for index, (word, stem) in enumerate(pairs):
+        following = pairs[index + 1][0] if index + 1 < len(pairs) else ""
+        if word.endswith("'s") and len(word) > 2 and following in _AFTER_IS:
+            head = word[:-2]
+            out += [(head, _stem(head)), ("is", _stem("is"))]
+        else:
+            out.append((word, stem))
+    return out
+
+
 def _normalise(text: str) -> list[tuple[str, str]]:
     text = text.lower().replace("\u2019", "'")
     if "." in text:
@@ -214,6 +233,8 @@ def _normalise(text: str) -> list[tuple[str, str]]:
     if _MANY_WORDS.intersection(word for word, _ in pairs):
         words = [word for word, _ in pairs]
         pairs = list(zip(words, _counted(words, [stem for _, stem in pairs]), strict=True))
+    if "'s" in text:
+        pairs = _is_expanded(pairs)
     # A word said twice is said once: speech repeats itself ("I, I think", "my, uh, my head").
     return [pair for index, pair in enumerate(pairs)
             if index == 0 or pair[0] != pairs[index - 1][0]]
