@@ -92,8 +92,8 @@ def _negated(sentence: Sentence, mention: Mention) -> bool:
             not _new_subject(sentence, cue.end, mention.start + 1)
         # "Ending things has never been on the table": a denial right after the topic.
         # Not a new coordinated clause: "sleep for a long time and not deal with any of it".
-        # Only a verb of being or a pronoun between: not "ending things, thinking, not the usual
-        # venting", where the denial is of what follows it.
+        # Only an auxiliary, a pronoun or a particle between ("… is not", "… for me, never"):
+        # not "ending things, thinking, not the usual venting", a denial of what follows it.
         after = mention.end <= cue.start < min(end, mention.end + 3) and (all(
             sentence.words[i - sentence.offset] in _BETWEEN_TOPIC_AND_DENIAL
             for i in range(mention.end, cue.start))
@@ -242,9 +242,6 @@ _PRESENT_VERBS = frozenset({"want", "wants", "wanna", "am", "is", "are", "keep",
                             "thinking", "think", "need", "can", "decided"})
 _RISK_TOLD = frozenset({"self_kill", "self_kill_weak", "death_wish", "self_harm_act", "method",
                         "means", "plan", "intent", "preparation", "act_pronoun"})
-# A number alone ("I'm sixty-eight") reads as a count of tablets; it names no means here.
-_COUNTS = frozenset({"dozen", "dozens", "one", "two", "three", "four", "five", "six", "seven",
-                     "eight", "nine"})
 
 
 def _told_as_current(sentence: Sentence, mention: Mention) -> bool:
@@ -311,7 +308,6 @@ def turn_is_resolved(sentences: list[Sentence]) -> bool:
         return _told_in_the_past(sentences)
     if any(m.concept in _RISK_TOLD and not _historical(s) and _told_as_current(s, m)
            and not _negated(s, m)
-           and not _COUNTS.issuperset(s.words[m.start - s.offset:m.end - s.offset])
            and not any(r.concept == "resolved" and r.start < m.end and m.start < r.end
                        for r in s.mentions)
            for s in sentences for m in s.mentions):
@@ -453,7 +449,7 @@ def _reported(sentence: Sentence, mention: Mention) -> bool:
 _AFFIRMATIONS = frozenset({"yes", "yeah", "yep", "yup", "truth"})
 
 
-def _tells_of_someone_else(sentence: Sentence) -> bool:
+def tells_of_someone_else(sentence: Sentence) -> bool:
     """A sentence whose subject is someone else (he, she, my son …) and that says nothing of
     the patient's own ("I", "myself", "me")."""
     return (bool(_THIRD_PERSON.intersection(sentence.words)) or has(sentence, "others")) \
@@ -512,7 +508,7 @@ def asserted_concepts(sentences: list[Sentence]) -> list[list[Mention]]:
             kept = []  # "But wanting to die? No.", "Wanting to be dead, no."
         if echoed and has(sentence, "question_echo"):
             kept = []  # "The form asked if I've wanted to die and I ticked no."
-        if for_other and _tells_of_someone_else(sentence):
+        if for_other and tells_of_someone_else(sentence):
             # "My son keeps saying he wants to die, and I found pills hidden in his room.
             # What should I do?": someone else's risk, asked about.
             kept = []
@@ -539,9 +535,9 @@ def _joking(sentences: list[Sentence], index: int) -> bool:
                 or _TAKEN_BACK.intersection(following))
 
 
-# What a denial may add to its "no": "No, not at all.", "None, not now and not ever."
 # A word without which no sentence of a turn is denied, laughed off or taken back.
 _CAN_DENY = _DENIALS | _LAUGHTER | _TAKEN_BACK | frozenset({"none"})
+# What a denial may add to its "no": "No, not at all.", "None, not now and not ever."
 _DENIAL_WORDS = _DENIALS | frozenset({"none", "at", "all", "really", "ever", "now", "and",
                                       "absolutely", "definitely", "honestly"})
 

@@ -28,6 +28,7 @@ from services.analysis.crisis.assertion import (
     clause_bounds,
     has,
     hypothetical,
+    tells_of_someone_else,
 )
 from services.analysis.crisis.reading import Mention, Sentence, read_turn
 
@@ -184,8 +185,7 @@ _CARRIED = frozenset({("with", "me"), ("with", "us"), ("back", "to"), ("them", "
                       ("it", "back")})
 # The patient's own use, told in the present for a time to come ("tonight I take", "I'm
 # taking them"): not "took", which is an attempt's past.
-_TAKING = frozenset({"take", "taking", "use", "using", "swallow", "swallowing", "wash",
-                     "washing", "down", "downing", "drink", "drinking", "inject", "injecting"})
+_TAKING = _USE_VERBS | frozenset({"wash", "washing", "downing"})
 
 
 def _timed_overdose(sentence: Sentence, concepts: list[Mention]) -> Mention | None:
@@ -206,17 +206,6 @@ def _timed_overdose(sentence: Sentence, concepts: list[Mention]) -> Mention | No
                 sentence.stems[low:mention.end - sentence.offset + _AMOUNT_REACH]):
             return mention
     return None
-
-
-_OTHER_SUBJECTS = frozenset({"he", "she", "they", "we", "you", "his", "her", "their", "our",
-                             "your"})
-
-
-def _the_patients(sentence: Sentence) -> bool:
-    """A sentence the patient tells of themselves: in the first person, or with no subject
-    at all and no one else in it (a patient's fragment is their own)."""
-    words = set(sentence.words)
-    return bool(words & FIRST_PERSON) or not (words & _OTHER_SUBJECTS or has(sentence, "others"))
 
 
 def _death_is_wished(sentence: Sentence, mention: Mention, concepts: list[Mention]) -> bool:
@@ -466,7 +455,8 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
             add("means_access", next(m for m in concepts if m.concept in _DARK_WITH),
                 imminent=bool(window & {"time", "commitment", "plan", "preparation"}))
             context = True
-        if own & {"means", "method_weak"} and "covert" in window and _the_patients(sentence):
+        if own & {"means", "method_weak"} and "covert" in window and (
+                set(sentence.words) & FIRST_PERSON or not tells_of_someone_else(sentence)):
             # "taking all my pills once everyone is asleep": means with a time chosen to be alone;
             # "Sunday morning, the bridge, before anyone's up.", told without a subject.
             add("plan", first.get("means") or first["method_weak"], imminent=True)
