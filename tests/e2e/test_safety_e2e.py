@@ -124,6 +124,19 @@ def test_a_plan_both_trained_readers_read_as_ordinary_goes_to_review(clinic: Cli
     assert any("reads as ordinary talk" in factor for factor in risk["factors"])
 
 
+def test_an_old_attempt_no_reader_hears_as_current_goes_to_review(clinic: Client) -> None:
+    """An attempt told with a past time and the present, which the lexicons raise and every
+    trained reader reads as no current risk, is answered `moderate` with a "needs review"
+    factor by the running service."""
+    statement = ("Back in my twenties I took an overdose. I'm sixty now, happily retired, and "
+                 "my only worry is my hip.")
+    assert detect_crisis(f"Patient: {statement}", model_reader=False).level == "high"
+    risk = _analysed_risk(clinic, statement)
+    assert risk["level"] == "moderate"
+    assert any(factor.startswith("Needs review") and "past or someone else's" in factor
+               for factor in risk["factors"])
+
+
 def test_the_web_process_reads_with_the_second_model(clinic: Client,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     statement = _only_the_second_model_raises(monkeypatch)

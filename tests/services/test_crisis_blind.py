@@ -26,11 +26,10 @@ from tests.services.crisis_blind import (
 ANALYZE_URL = "/api/therapy/analyze-session"
 
 # The issue's goals (recall >= 90 %, false alarms <= 10 %) are NOT met on the held-out halves.
-# These floors guard the measured figures (1193/1386 recall, 123/925 false alarms over the
-# twenty-three sets' held-out halves; 1040/1210 and 106/806 over the first twenty) against
-# regression; they are not the goals.
+# These floors guard the measured figures (1193/1386 recall, 100/925 false alarms over the
+# twenty-three sets' held-out halves) against regression; they are not the goals.
 MEASURED_MIN_RECALL = 0.860
-MEASURED_MAX_FALSE_ALARMS = 0.135
+MEASURED_MAX_FALSE_ALARMS = 0.110
 
 
 def _level(statement: dict) -> str:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from services.analysis.crisis import (
+    DOUBTED_CUE,
     ORDINARY_CUE,
     ORDINARY_KINDS,
     RISK_STATEMENT,
@@ -19,6 +20,7 @@ from services.analysis.crisis import (
     detect_crisis,
     model_reader,
 )
+from services.analysis.crisis.reading import read_turn
 from services.analysis.transcript import normalize_text, split_turns
 from tests.services.crisis_blind import HELD_OUT, TUNING, split_blind_set
 
@@ -71,26 +73,53 @@ def test_it_adds_risk_statements_the_other_readers_miss():
     assert [signal.kind for signal in assessment.signals] == [RISK_STATEMENT]
 
 
-def test_it_lowers_only_ordinary_findings_both_readers_doubt_and_only_to_review():
-    """The trained readers never lower a finding alone. Together they send a turn whose only
-    findings are plans, methods, means or intent to review (moderate) when both rate it as
-    ordinary talk; everything else the lexicons find stays as found. No disclosure of the
+def test_it_lowers_only_findings_every_trained_reader_doubts_and_only_to_review():
+    """The trained readers never lower a finding alone. Together they send to review
+    (moderate) a turn whose only findings are plans, methods, means or intent when both rate it
+    as ordinary talk, and a turn with a past time or someone else in it when all three read no
+    current risk; everything else the lexicons find stays as found. No disclosure of the
     tuning halves is lowered."""
     order = ["low", "moderate", "high", "imminent"]
-    lowered = []
+    lowered = {ORDINARY_CUE: [], DOUBTED_CUE: []}
     for statement in split_blind_set()[TUNING]:
         text = f"Patient: {statement['text']}"
         without = detect_crisis(text, model_reader=False)
         with_model = detect_crisis(text)
         if order.index(_floor(text)) < order.index(_floor(text, model_reader=False)):
-            lowered.append(statement)
             assert _floor(text) == "moderate"
-            assert {signal.kind for signal in without.signals} <= ORDINARY_KINDS
-            assert [r.kind for r in with_model.review] == [ORDINARY_CUE]
+            cues = [r.kind for r in with_model.review if r.kind in lowered]
+            assert len(cues) == 1
+            lowered[cues[0]].append(statement)
+            if cues[0] == ORDINARY_CUE:
+                assert {signal.kind for signal in without.signals} <= ORDINARY_KINDS
+            else:
+                assert without.level == "high"  # imminent findings are never doubted
+                assert assertion.carries_modifier(read_turn(statement["text"]))
         elif without.level is not None:
             assert with_model == without
-    assert lowered
-    assert not [statement for statement in lowered if statement["escalate"]]
+    assert lowered[ORDINARY_CUE] and lowered[DOUBTED_CUE]
+    assert not [s for found in lowered.values() for s in found if s["escalate"]]
+
+
+@pytest.mark.parametrize("text", [
+    "Patient: I tried to drown myself when I was sixteen.",
+    "Patient: In my twenties I tried to kill myself, and lately I want to again.",
+    "Patient: When I was at school I burned my arms with a lighter, and last night I did it "
+    "again.",
+])
+def test_a_past_time_beside_risk_the_readers_hear_is_not_doubted(text):
+    assert detect_crisis(text).level == "high"
+
+
+def test_an_old_attempt_told_with_the_present_goes_to_review_when_no_reader_hears_risk():
+    text = ("Patient: Back in my twenties I took an overdose. I'm sixty now, happily retired, "
+            "and my only worry is my hip.")
+    assert detect_crisis(text, model_reader=False).level == "high"
+    assessment = detect_crisis(text)
+    assert assessment.level is None
+    assert [r.kind for r in assessment.review] == [DOUBTED_CUE]
+    assert _floor(text) == "moderate"
+    assert "Needs review" in apply_safety_floor({"level": "low"}, assessment)["factors"][0]
 
 
 def test_ordinary_turns_written_for_the_purpose_are_not_raised():
@@ -119,7 +148,6 @@ def test_imminent_findings_are_never_doubted(text):
 
 
 def test_only_turns_naming_something_of_risk_are_read():
-    from services.analysis.crisis.concepts import read_turn
 
     turns = split_turns(normalize_text(
         "Clinician: How was your week?\n"
@@ -195,7 +223,6 @@ def test_a_turn_naming_a_word_of_risk_is_read_at_a_lower_threshold():
     """Ordinary life is full of plans and pills, much less of words of death and self-harm: a
     turn naming only a plan or means needs the model near certain, one naming a word of risk
     the lexicons did not take as asserted a little less."""
-    from services.analysis.crisis.concepts import read_turn
 
     loaded = model_reader.model()
     assert loaded.escalate_at_risk_words < loaded.escalate_at
@@ -227,7 +254,6 @@ def test_both_readers_agreeing_raise_what_neither_raises_alone(monkeypatch):
     is surer. Statements from reader_training_plain_b.json, on which neither reader was
     trained (the second model was, and is held out here: it raises the first alone)."""
     from services.analysis.crisis import reader
-    from services.analysis.crisis.concepts import read_turn
 
     monkeypatch.setattr(model_reader, "second_threshold", lambda sentences: 2.0)
 
@@ -260,7 +286,6 @@ def test_a_plan_told_in_words_of_dying_is_never_ordinary_talk():
     """Both trained readers rate this disclosure as ordinary talk; it names its act in words
     of dying, so it is not sent to review."""
     from services.analysis.crisis import reader
-    from services.analysis.crisis.concepts import read_turn
 
     text = "Once the divorce is finalised I'm checking out for good."
     model_below, reader_below = model_reader.model().ordinary_below
@@ -290,7 +315,6 @@ def test_the_second_model_is_the_one_its_settings_describe():
 def test_the_second_model_leaves_plain_safe_statements_unraised(text):
     """It rates these near certain, just below the thresholds chosen for it
     (scripts/choose_crisis_thresholds.py): they stay unraised."""
-    from services.analysis.crisis.concepts import read_turn
 
     score = model_reader.scores([text], model_reader.second())[0]
     assert 0.98 < score < model_reader.second_threshold(read_turn(text))

@@ -20,7 +20,9 @@ Four readers are combined:
   trained on statements. They add a signal where the lexicons found none, each alone or
   both agreeing. Neither alone lowers a finding (each rates some plain disclosures near 0);
   together they send a turn whose only findings are plans, methods, means or intent, which
-  both rate as ordinary talk, to review ("I'm going to join the choir again on Saturday").
+  both rate as ordinary talk, to review ("I'm going to join the choir again on Saturday"),
+  and likewise a turn with a past time or someone else in it whose findings (none imminent)
+  every trained reader reads as no current risk ("an attempt in my twenties; I'm seventy now").
 
 A kind is reported once; when both readers find it, the more severe reading wins. Softer cues
 (burden, farewells, hopelessness) are ``review`` signals: alone they put the floor at
@@ -67,8 +69,9 @@ from services.analysis.transcript import (
 )
 
 __all__ = [
-    "HIGH", "HOMICIDAL_IDEATION", "IMMINENT", "INTENT", "MAX_QUOTE_WORDS", "MEANS_ACCESS",
-    "METHOD", "ORDINARY_CUE", "ORDINARY_KINDS", "PAST_ATTEMPT", "PLAN", "REVIEW_LEVEL",
+    "DOUBTED_CUE", "HIGH", "HOMICIDAL_IDEATION", "IMMINENT", "INTENT", "MAX_QUOTE_WORDS",
+    "MEANS_ACCESS", "METHOD", "ORDINARY_CUE", "ORDINARY_KINDS", "PAST_ATTEMPT", "PLAN",
+    "REVIEW_LEVEL",
     "RISK_LEVELS", "RISK_STATEMENT", "SELF_HARM",
     "SIGNAL_KINDS", "SUICIDAL_IDEATION", "UNKNOWN_LEVEL_DEFAULT", "WISH_TO_BE_DEAD",
     "CrisisAssessment", "CrisisSignal", "apply_safety_floor", "assess_turns", "detect_crisis",
@@ -76,13 +79,21 @@ __all__ = [
 ]
 
 ORDINARY_CUE = "plan_or_means"
+DOUBTED_CUE = "doubted"
 REVIEW_FACTORS = {
     "burden": "Needs review: patient described being a burden",
     "farewell": "Needs review: patient said goodbyes or gave things away",
     "hopeless": "Needs review: patient expressed hopelessness about the future",
     ORDINARY_CUE: "Needs review: patient named a plan, method or means that reads as ordinary "
                   "talk",
+    DOUBTED_CUE: "Needs review: patient named risk that every trained reader reads as past or "
+                 "someone else's",
 }
+# Below these, the language models (DOUBT_BELOW, both) and the word reader read a turn as no
+# current risk: beside a past time or someone else the rules did not scope, a finding is
+# doubted (sent to review).
+DOUBT_BELOW = 0.05
+DOUBT_READER_BELOW = 0.5
 # What ordinary life is full of: plans with a time, medicines, rope, "I'm going to …". A turn
 # whose only lexicon findings are of these kinds and which both trained readers rate as
 # ordinary talk is a review cue, not a crisis signal (never silently low).
@@ -136,6 +147,15 @@ def assess_turns(turns: list[Turn], *, trained_reader: bool = True,
                 assertion.qualified(sentences):
             # The concept reading judged the topic not asserted ("a book about self-harm for my
             # class"): the phrase patterns, which cannot see that, do not overrule it.
+            phrase_turns.append(Turn(turn.role, ""))
+        elif trained_reader and score is not None and \
+                _doubted(turn, sentences, findings, score):
+            # "Yes, there was a suicide attempt in my twenties. I'm seventy now and I'd much
+            # rather talk about my knees."
+            review.setdefault(DOUBTED_CUE, CrisisSignal(
+                kind=DOUBTED_CUE, factor=f"{REVIEW_FACTORS[DOUBTED_CUE]} ('{_quote(turn.text)}')",
+                level=REVIEW_LEVEL))
+            findings = [f for f in findings if f.kind == concepts.REVIEW]
             phrase_turns.append(Turn(turn.role, ""))
         else:
             phrase_turns.append(Turn(turn.role, assertion.without_denied(turn.text, sentences)))
@@ -191,6 +211,27 @@ def _reads_as_ordinary(text: str, sentences: list[Sentence],
         return False
     model_below, reader_below = language_model.model().ordinary_below
     return reader.score(text) < reader_below and score(text) < model_below
+
+
+def _doubted(turn: Turn, sentences: list[Sentence], findings: list[concepts.ConceptFinding],
+             score: language_model.TurnScores) -> bool:
+    """Whether a turn's crisis findings (none imminent) come with a ConText modifier the rules
+    did not apply (``assertion.carries_modifier``) and every trained reader reads the turn as
+    no current risk: both language models below DOUBT_BELOW and the word reader below
+    DOUBT_READER_BELOW. Such a turn goes to review, not escalation."""
+    raised = [f for f in findings if f.kind != concepts.REVIEW]
+    if any(f.imminent or f.kind == INTENT for f in raised) or \
+            not (raised or language_model.reads(sentences)) or \
+            not assertion.carries_modifier(sentences):
+        return False
+    if not raised:
+        # What the phrase patterns would raise on this turn alone.
+        phrased = assess_phrases([Turn(turn.role, assertion.without_denied(turn.text, sentences))])
+        if not phrased.signals or phrased.level == IMMINENT:
+            return False
+    text = turn.text
+    return reader.score(text) < DOUBT_READER_BELOW and score(text) < DOUBT_BELOW and \
+        score.second(text) < DOUBT_BELOW
 
 
 def _both_agree(text: str, sentences: list[Sentence], model_score: float) -> bool:

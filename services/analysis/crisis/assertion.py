@@ -207,6 +207,15 @@ def names_dying(sentences: list[Sentence]) -> bool:
                for s in sentences for m in s.mentions)
 
 
+def carries_modifier(sentences: list[Sentence]) -> bool:
+    """Whether any sentence of a turn holds a ConText modifier, wherever its scope: a past time
+    ("in my twenties", "when I was in the service") or someone else as the subject ("Our
+    neighbour overdosed"). The rules scope each to the words it governs; where they did not
+    reach a finding, the trained readers may still have read it. (Denials are left out: plain
+    disclosures are full of "not" and "never", and the readers rate some of them near 0.)"""
+    return any(_historical(s) or tells_of_someone_else(s) for s in sentences)
+
+
 def qualified(sentences: list[Sentence]) -> bool:
     """Whether a turn carries a ConText modifier that can make a topic word not a disclosure:
     academic, a joke or an exasperated hyperbole, or historical thoughts ("suicidal in my
