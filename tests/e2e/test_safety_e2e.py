@@ -133,7 +133,7 @@ def test_an_old_attempt_no_reader_hears_as_current_goes_to_review(clinic: Client
     assert detect_crisis(f"Patient: {statement}", model_reader=False).level == "high"
     risk = _analysed_risk(clinic, statement)
     assert risk["level"] == "moderate"
-    assert any(factor.startswith("Needs review") and "past or someone else's" in factor
+    assert any(factor.startswith("Needs review") and "past, someone else's" in factor
                for factor in risk["factors"])
 
 

@@ -94,7 +94,7 @@ def test_it_lowers_only_findings_every_trained_reader_doubts_and_only_to_review(
                 assert {signal.kind for signal in without.signals} <= ORDINARY_KINDS
             else:
                 assert without.level == "high"  # imminent findings are never doubted
-                assert assertion.carries_modifier(read_turn(statement["text"]))
+                assert assertion.carries_modifier(read_turn(statement["text"]), statement["text"])
         elif without.level is not None:
             assert with_model == without
     assert lowered[ORDINARY_CUE] and lowered[DOUBTED_CUE]
@@ -106,9 +106,41 @@ def test_it_lowers_only_findings_every_trained_reader_doubts_and_only_to_review(
     "Patient: In my twenties I tried to kill myself, and lately I want to again.",
     "Patient: When I was at school I burned my arms with a lighter, and last night I did it "
     "again.",
+    "Patient: Do you ever feel like you want to die? Because I do, every single day.",
+    "Patient: Is it normal to want to kill myself every day?",
+    "Patient: I cut myself again last night lol.",
+    "Patient: i want to die lol",
 ])
-def test_a_past_time_beside_risk_the_readers_hear_is_not_doubted(text):
+def test_a_modifier_beside_risk_the_readers_hear_is_not_doubted(text):
     assert detect_crisis(text).level == "high"
+
+
+@pytest.mark.parametrize("text, modified", [
+    ("When I was at school I burned my arms with a lighter.", True),
+    ("My cousin overdosed on his tablets at the weekend.", True),
+    ("For my nursing exam: what dose of paracetamol causes liver failure?", True),
+    ("For my nursing exam I need to know what dose causes liver failure.", True),
+    ("I sliced my thumb open on the mandoline. Do I need stitches?", True),
+    ("this commute is killing me fr, kms lol", True),
+    ("my group chat is so dumb im literally dead \U0001F480", True),
+    ("Ha. Everything is dying this week.", True),
+    ("I want to die.", False),
+    ("I've got the pills and I'm taking them tonight.", False),
+    ("I never said it, but I felt like I wanted to die.", False),
+])
+def test_modifiers_a_finding_may_be_doubted_beside(text, modified):
+    assert assertion.carries_modifier(read_turn(text), text) is modified
+
+
+@pytest.mark.parametrize("text", [
+    "Patient: this commute is killing me fr, kms lol",
+    "Patient: my group chat is so dumb im literally dead \U0001F480",
+])
+def test_hyperbole_no_reader_hears_as_risk_goes_to_review(text):
+    assert detect_crisis(text, model_reader=False).level == "high"
+    assessment = detect_crisis(text)
+    assert assessment.level is None
+    assert [r.kind for r in assessment.review] == [DOUBTED_CUE]
 
 
 def test_an_old_attempt_told_with_the_present_goes_to_review_when_no_reader_hears_risk():

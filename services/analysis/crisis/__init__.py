@@ -21,8 +21,9 @@ Four readers are combined:
   both agreeing. Neither alone lowers a finding (each rates some plain disclosures near 0);
   together they send a turn whose only findings are plans, methods, means or intent, which
   both rate as ordinary talk, to review ("I'm going to join the choir again on Saturday"),
-  and likewise a turn with a past time or someone else in it whose findings (none imminent)
-  every trained reader reads as no current risk ("an attempt in my twenties; I'm seventy now").
+  and likewise a turn with a ConText modifier in it (a past time, someone else, a question, a
+  study purpose, laughter) whose findings (none imminent) every trained reader reads as no
+  current risk ("an attempt in my twenties; I'm seventy now").
 
 A kind is reported once; when both readers find it, the more severe reading wins. Softer cues
 (burden, farewells, hopelessness) are ``review`` signals: alone they put the floor at
@@ -86,12 +87,12 @@ REVIEW_FACTORS = {
     "hopeless": "Needs review: patient expressed hopelessness about the future",
     ORDINARY_CUE: "Needs review: patient named a plan, method or means that reads as ordinary "
                   "talk",
-    DOUBTED_CUE: "Needs review: patient named risk that every trained reader reads as past or "
-                 "someone else's",
+    DOUBTED_CUE: "Needs review: patient named risk that every trained reader reads as past, "
+                 "someone else's, asked about or joked",
 }
 # Below these, the language models (DOUBT_BELOW, both) and the word reader read a turn as no
-# current risk: beside a past time or someone else the rules did not scope, a finding is
-# doubted (sent to review).
+# current risk: beside a modifier the rules did not scope, a finding is doubted (sent to
+# review).
 DOUBT_BELOW = 0.05
 DOUBT_READER_BELOW = 0.5
 # What ordinary life is full of: plans with a time, medicines, rope, "I'm going to …". A turn
@@ -216,13 +217,13 @@ def _reads_as_ordinary(text: str, sentences: list[Sentence],
 def _doubted(turn: Turn, sentences: list[Sentence], findings: list[concepts.ConceptFinding],
              score: language_model.TurnScores) -> bool:
     """Whether a turn's crisis findings (none imminent) come with a ConText modifier the rules
-    did not apply (``assertion.carries_modifier``) and every trained reader reads the turn as
-    no current risk: both language models below DOUBT_BELOW and the word reader below
+    may not have applied (``assertion.carries_modifier``) and every trained reader reads the
+    turn as no current risk: both language models below DOUBT_BELOW and the word reader below
     DOUBT_READER_BELOW. Such a turn goes to review, not escalation."""
     raised = [f for f in findings if f.kind != concepts.REVIEW]
     if any(f.imminent or f.kind == INTENT for f in raised) or \
             not (raised or language_model.reads(sentences)) or \
-            not assertion.carries_modifier(sentences):
+            not assertion.carries_modifier(sentences, turn.text):
         return False
     if not raised:
         # What the phrase patterns would raise on this turn alone.

@@ -9,6 +9,8 @@ asserted into C-SSRS kinds; turns are read into mentions by ``reading``.
 
 from __future__ import annotations
 
+import re
+
 from services.analysis.crisis.reading import SENTENCE_RE, Mention, Sentence, tokenize
 
 # Negation and other ConText modifiers reach this many tokens forward within a clause.
@@ -207,13 +209,23 @@ def names_dying(sentences: list[Sentence]) -> bool:
                for s in sentences for m in s.mentions)
 
 
-def carries_modifier(sentences: list[Sentence]) -> bool:
-    """Whether any sentence of a turn holds a ConText modifier, wherever its scope: a past time
-    ("in my twenties", "when I was in the service") or someone else as the subject ("Our
-    neighbour overdosed"). The rules scope each to the words it governs; where they did not
-    reach a finding, the trained readers may still have read it. (Denials are left out: plain
-    disclosures are full of "not" and "never", and the readers rate some of them near 0.)"""
-    return any(_historical(s) or tells_of_someone_else(s) for s in sentences)
+def carries_modifier(sentences: list[Sentence], text: str) -> bool:
+    """Whether a turn holds a ConText modifier anywhere, whatever its scope: a past time ("in my
+    twenties", "when I was in the service"), someone else as a sentence's subject ("Our
+    neighbour overdosed"), a study or mundane purpose ("For my pharmacology exam:"), a question,
+    or laughter and hyperbole ("ha", and "lol", "literally", "💀" that the reading drops). The rules
+    scope each to the words it governs; where they did not reach a finding, the trained
+    readers may still have read it. (Denials are left out: plain disclosures are full of "not"
+    and "never", and the readers rate some of them near 0.)"""
+    return "?" in text or bool(_JOKE_MARKERS.search(text)) or any(
+        _historical(s) or tells_of_someone_else(s) or _LAUGHTER.intersection(s.words)
+        or any(m.concept in _QUALIFIERS for m in s.mentions) for s in sentences)
+
+
+# Laughter and hyperbole as written, which the reading drops as fillers.
+_JOKE_MARKERS = re.compile(
+    r"\b(?:lol|lmao|lmfao|ha(?:ha)+|jk|literally)\b|[\U0001F480\U0001F602\U0001F923]",
+    re.IGNORECASE)
 
 
 def qualified(sentences: list[Sentence]) -> bool:
