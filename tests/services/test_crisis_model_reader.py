@@ -363,3 +363,14 @@ def test_the_second_model_adds_what_the_other_readers_miss(monkeypatch):
     assert len(added) >= 5
     monkeypatch.undo()
     assert [signal.kind for signal in detect_crisis(added[0]).signals] == [RISK_STATEMENT]
+
+
+def test_the_phrase_patterns_tell_which_turn_raised_what():
+    from services.analysis.crisis.phrases import scan_phrases
+
+    turns = split_turns(normalize_text(
+        "Patient: Work was fine this week.\nClinician: And at home?\n"
+        "Patient: I want to kill myself."))
+    assessment, by_turn = scan_phrases(turns)
+    assert list(by_turn) == [2]
+    assert {s.kind for s in by_turn[2]} == {s.kind for s in assessment.signals} != set()

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from services.analysis.crisis import assertion, concepts, reader
 from services.analysis.crisis import model_reader as language_model
-from services.analysis.crisis.phrases import assess_phrases
+from services.analysis.crisis.phrases import scan_phrases
 from services.analysis.crisis.reading import Sentence, names, read_turn
 from services.analysis.crisis.signals import (
     HIGH,
@@ -122,6 +122,7 @@ def assess_turns(turns: list[Turn], *, trained_reader: bool = True,
     found: dict[str, CrisisSignal] = {}
     review: dict[str, CrisisSignal] = {}
     phrase_turns: list[Turn] = []
+    phrase_doubts: list[int] = []  # turns to doubt if only the phrase patterns raise them
     last_context = -CONTEXT_TURNS - 1
     readings: dict[int, list[Sentence]] = {}
     score = language_model.TurnScores() if model_reader else None
@@ -153,13 +154,15 @@ def assess_turns(turns: list[Turn], *, trained_reader: bool = True,
                 _doubted(turn, sentences, findings, score):
             # "Yes, there was a suicide attempt in my twenties. I'm seventy now and I'd much
             # rather talk about my knees."
-            review.setdefault(DOUBTED_CUE, CrisisSignal(
-                kind=DOUBTED_CUE, factor=f"{REVIEW_FACTORS[DOUBTED_CUE]} ('{_quote(turn.text)}')",
-                level=REVIEW_LEVEL))
+            _doubt(review, turn)
             findings = [f for f in findings if f.kind == concepts.REVIEW]
             phrase_turns.append(Turn(turn.role, ""))
         else:
             phrase_turns.append(Turn(turn.role, assertion.without_denied(turn.text, sentences)))
+            if trained_reader and score is not None and \
+                    not any(f.kind != concepts.REVIEW for f in findings) and \
+                    language_model.reads(sentences) and _may_doubt(turn, sentences):
+                phrase_doubts.append(index)
         for finding in findings:
             if finding.kind == concepts.REVIEW:
                 review.setdefault(finding.cue, CrisisSignal(
@@ -173,7 +176,16 @@ def assess_turns(turns: list[Turn], *, trained_reader: bool = True,
             held = found.get(finding.kind)
             if held is None or (held.level == HIGH and level == IMMINENT):
                 found[finding.kind] = signal
-    phrase_signals = assess_phrases(phrase_turns).signals
+    phrase_assessment, raised_by_turn = scan_phrases(phrase_turns)
+    # Turns only the phrase patterns raised, doubted as a concept finding is (``_doubted``).
+    doubted = [index for index in phrase_doubts if index in raised_by_turn
+               and assessment_level(raised_by_turn[index]) != IMMINENT
+               and _models_hear_no_risk(turns[index].text, score)]
+    for index in doubted:
+        _doubt(review, turns[index])
+        phrase_turns[index] = Turn(turns[index].role, "")
+    phrase_signals = scan_phrases(phrase_turns)[0].signals if doubted else \
+        phrase_assessment.signals
     merged: dict[str, CrisisSignal] = {signal.kind: signal for signal in phrase_signals}
     for kind, signal in found.items():
         held = merged.get(kind)
@@ -216,23 +228,31 @@ def _reads_as_ordinary(text: str, sentences: list[Sentence],
 
 def _doubted(turn: Turn, sentences: list[Sentence], findings: list[concepts.ConceptFinding],
              score: language_model.TurnScores) -> bool:
-    """Whether a turn's crisis findings (none imminent) come with a ConText modifier the rules
-    may not have applied (``assertion.carries_modifier``) and every trained reader reads the
-    turn as no current risk: both language models below DOUBT_BELOW and the word reader below
-    DOUBT_READER_BELOW. Such a turn goes to review, not escalation."""
+    """Whether a turn's crisis findings (none imminent or intent) come with a ConText modifier
+    the rules may not have applied (``assertion.carries_modifier``) and every trained reader
+    reads the turn as no current risk: the word reader below DOUBT_READER_BELOW and both
+    language models below DOUBT_BELOW. Such a turn goes to review, not escalation."""
     raised = [f for f in findings if f.kind != concepts.REVIEW]
-    if any(f.imminent or f.kind == INTENT for f in raised) or \
-            not (raised or language_model.reads(sentences)) or \
-            not assertion.carries_modifier(sentences, turn.text):
-        return False
-    if not raised:
-        # What the phrase patterns would raise on this turn alone.
-        phrased = assess_phrases([Turn(turn.role, assertion.without_denied(turn.text, sentences))])
-        if not phrased.signals or phrased.level == IMMINENT:
-            return False
-    text = turn.text
-    return reader.score(text) < DOUBT_READER_BELOW and score(text) < DOUBT_BELOW and \
-        score.second(text) < DOUBT_BELOW
+    return bool(raised) and not any(f.imminent or f.kind == INTENT for f in raised) and \
+        _may_doubt(turn, sentences) and _models_hear_no_risk(turn.text, score)
+
+
+def _may_doubt(turn: Turn, sentences: list[Sentence]) -> bool:
+    """The cheap half of ``_doubted``: a turn with a modifier that the word reader reads as no
+    current risk."""
+    return assertion.carries_modifier(sentences, turn.text) and \
+        reader.score(turn.text) < DOUBT_READER_BELOW
+
+
+def _models_hear_no_risk(text: str, score: language_model.TurnScores) -> bool:
+    """Both language models below DOUBT_BELOW (a call each, 1-4 ms: asked last)."""
+    return score(text) < DOUBT_BELOW and score.second(text) < DOUBT_BELOW
+
+
+def _doubt(review: dict[str, CrisisSignal], turn: Turn) -> None:
+    review.setdefault(DOUBTED_CUE, CrisisSignal(
+        kind=DOUBTED_CUE, factor=f"{REVIEW_FACTORS[DOUBTED_CUE]} ('{_quote(turn.text)}')",
+        level=REVIEW_LEVEL))
 
 
 def _both_agree(text: str, sentences: list[Sentence], model_score: float) -> bool:

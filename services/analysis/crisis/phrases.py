@@ -111,10 +111,24 @@ class _ScanState:
     pending: dict[str, CrisisSignal] = field(default_factory=dict)
     turn_index: int = 0
     context_turn: int | None = None
+    # What each turn raised, by turn index: pending signals apart, as they count only beside
+    # another signal.
+    by_turn: dict[int, list[CrisisSignal]] = field(default_factory=dict)
+    pending_by_turn: dict[int, list[CrisisSignal]] = field(default_factory=dict)
 
     def add(self, signal: CrisisSignal, needs_corroboration: bool = False) -> None:
         target = self.pending if needs_corroboration else self.signals
         target.setdefault(signal.kind, signal)
+        raised = self.pending_by_turn if needs_corroboration else self.by_turn
+        raised.setdefault(self.turn_index, []).append(signal)
+
+    def raised_by_turn(self) -> dict[int, tuple[CrisisSignal, ...]]:
+        """The signals each turn raised that the assessment counts."""
+        raised = {index: list(signals) for index, signals in self.by_turn.items()}
+        if self.signals:
+            for index, signals in self.pending_by_turn.items():
+                raised.setdefault(index, []).extend(signals)
+        return {index: tuple(signals) for index, signals in raised.items()}
 
     def mark_context(self) -> None:
         self.context_turn = self.turn_index
@@ -299,6 +313,12 @@ def detect_phrases(transcript: str) -> CrisisAssessment:
 def assess_phrases(turns: list[Turn]) -> CrisisAssessment:
     """``detect_phrases`` for a transcript already split with ``split_turns`` (after
     ``normalize_text``)."""
+    return scan_phrases(turns)[0]
+
+
+def scan_phrases(turns: list[Turn]
+                 ) -> tuple[CrisisAssessment, dict[int, tuple[CrisisSignal, ...]]]:
+    """``assess_phrases``, and the signals each turn raised (by index in ``turns``)."""
     state = _ScanState()
     asked_kind: str | None = None
     for index, turn in enumerate(turns):
@@ -310,4 +330,4 @@ def assess_phrases(turns: list[Turn]) -> CrisisAssessment:
             _scan_answer(turn.text, asked_kind, state)
         _scan_text(turn.text, state, pronoun_is_patient=turn.role == ROLE_NOTE)
         asked_kind = None
-    return state.assessment()
+    return state.assessment(), state.raised_by_turn()
