@@ -57,6 +57,25 @@ def test_a_text_scores_the_same_whatever_is_read_beside_it():
     assert model_reader.scores([texts[0], texts[0]]) == [together[0]] * 2
 
 
+# Scores of the exact 8-bit products (as an x86 CPU with VNNI, or any CPU with
+# session.x64quantprecision, computes them); the saturating kernel of CPUs without VNNI read
+# 0.989681 / 0.989455 for the first two, enough to move statements across the thresholds.
+REFERENCE_SCORES = {
+    "I want to die lol": (0.992197, 0.995422),
+    "I have a plan for the weekend.": (0.992040, 0.997171),
+    "Our neighbour overdosed on his methadone": (0.001578, 0.000985),
+}
+
+
+def test_a_text_scores_the_same_on_every_cpu():
+    texts = list(REFERENCE_SCORES)
+    first = model_reader.scores(texts)
+    second = model_reader.scores(texts, model_reader.second())
+    for text, score, second_score in zip(texts, first, second, strict=True):
+        assert score == pytest.approx(REFERENCE_SCORES[text][0], abs=2e-5), text
+        assert second_score == pytest.approx(REFERENCE_SCORES[text][1], abs=2e-5), text
+
+
 def _tuning_statements_where(condition) -> list[dict]:
     return [s for s in split_blind_set()[TUNING] if condition(s)]
 
