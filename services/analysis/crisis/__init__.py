@@ -126,6 +126,8 @@ def assess_turns(turns: list[Turn], *, trained_reader: bool = True,
     last_context = -CONTEXT_TURNS - 1
     readings: dict[int, list[Sentence]] = {}
     score = language_model.TurnScores() if model_reader else None
+    # The trained readers may send a turn to review only with both of them at hand.
+    doubting = trained_reader and score is not None
     for index, turn in enumerate(turns):
         if turn.role == ROLE_CLINICIAN:
             phrase_turns.append(turn)
@@ -137,37 +139,30 @@ def assess_turns(turns: list[Turn], *, trained_reader: bool = True,
             continue
         findings = concepts.find_in(sentences, MAX_QUOTE_WORDS,
                                     earlier_context=index - last_context <= CONTEXT_TURNS)
-        if trained_reader and score is not None and \
-                _reads_as_ordinary(turn.text, sentences, findings, score):
+        crisis_found = any(f.kind != concepts.REVIEW for f in findings)
+        if doubting and _reads_as_ordinary(turn.text, sentences, findings, score):
             # "I'm going to join the choir again, practice starts in September."
-            review.setdefault(ORDINARY_CUE, CrisisSignal(
-                kind=ORDINARY_CUE, factor=f"{REVIEW_FACTORS[ORDINARY_CUE]} ('{_quote(turn.text)}')",
-                level=REVIEW_LEVEL))
+            _send_to_review(review, ORDINARY_CUE, _quote(turn.text))
             findings = [f for f in findings if f.kind == concepts.REVIEW]
             phrase_turns.append(Turn(turn.role, ""))
-        elif not any(f.kind != concepts.REVIEW for f in findings) and \
-                assertion.qualified(sentences):
+        elif not crisis_found and assertion.qualified(sentences):
             # The concept reading judged the topic not asserted ("a book about self-harm for my
             # class"): the phrase patterns, which cannot see that, do not overrule it.
             phrase_turns.append(Turn(turn.role, ""))
-        elif trained_reader and score is not None and \
-                _doubted(turn, sentences, findings, score):
+        elif doubting and _doubted(turn, sentences, findings, score):
             # "Yes, there was a suicide attempt in my twenties. I'm seventy now and I'd much
             # rather talk about my knees."
-            _doubt(review, turn)
+            _send_to_review(review, DOUBTED_CUE, _quote(turn.text))
             findings = [f for f in findings if f.kind == concepts.REVIEW]
             phrase_turns.append(Turn(turn.role, ""))
         else:
             phrase_turns.append(Turn(turn.role, assertion.without_denied(turn.text, sentences)))
-            if trained_reader and score is not None and \
-                    not any(f.kind != concepts.REVIEW for f in findings) and \
-                    language_model.reads(sentences) and _may_doubt(turn, sentences):
+            if doubting and not crisis_found and language_model.reads(sentences) and \
+                    _may_doubt(turn, sentences):
                 phrase_doubts.append(index)
         for finding in findings:
             if finding.kind == concepts.REVIEW:
-                review.setdefault(finding.cue, CrisisSignal(
-                    kind=finding.cue, factor=f"{REVIEW_FACTORS[finding.cue]} ('{finding.quote}')",
-                    level=REVIEW_LEVEL))
+                _send_to_review(review, finding.cue, finding.quote)
                 continue
             last_context = index
             level = IMMINENT if finding.imminent or finding.kind == INTENT else HIGH
@@ -182,7 +177,7 @@ def assess_turns(turns: list[Turn], *, trained_reader: bool = True,
                and assessment_level(raised_by_turn[index]) != IMMINENT
                and _models_hear_no_risk(turns[index].text, score)]
     for index in doubted:
-        _doubt(review, turns[index])
+        _send_to_review(review, DOUBTED_CUE, _quote(turns[index].text))
         phrase_turns[index] = Turn(turns[index].role, "")
     phrase_signals = scan_phrases(phrase_turns)[0].signals if doubted else \
         phrase_assessment.signals
@@ -249,10 +244,11 @@ def _models_hear_no_risk(text: str, score: language_model.TurnScores) -> bool:
     return score(text) < DOUBT_BELOW and score.second(text) < DOUBT_BELOW
 
 
-def _doubt(review: dict[str, CrisisSignal], turn: Turn) -> None:
-    review.setdefault(DOUBTED_CUE, CrisisSignal(
-        kind=DOUBTED_CUE, factor=f"{REVIEW_FACTORS[DOUBTED_CUE]} ('{_quote(turn.text)}')",
-        level=REVIEW_LEVEL))
+def _send_to_review(review: dict[str, CrisisSignal], cue: str, quote: str) -> None:
+    """Record a review cue (``moderate``, "Needs review: …") with the words that raised it;
+    the first quote of a cue is kept."""
+    review.setdefault(cue, CrisisSignal(kind=cue, factor=f"{REVIEW_FACTORS[cue]} ('{quote}')",
+                                        level=REVIEW_LEVEL))
 
 
 def _both_agree(text: str, sentences: list[Sentence], model_score: float) -> bool:
