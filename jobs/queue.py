@@ -198,8 +198,11 @@ def sweep(older_than_s: int | None = None) -> list[str]:
         current_app.config["JOB_SWEEP_AFTER_S"]
     cutoff = utcnow() - timedelta(seconds=threshold)
     pushed = []
-    stale = JobRecord.select().where(
-        JobRecord.status.in_(OPEN_JOB_STATUSES) & (JobRecord.updated_at <= cutoff))
+    # Read to the end before the first write: a row written while this read is still open
+    # would upgrade SQLite's read snapshot to a write, which fails at once ("database is
+    # locked", no busy wait) if another connection has committed since.
+    stale = list(JobRecord.select().where(
+        JobRecord.status.in_(OPEN_JOB_STATUSES) & (JobRecord.updated_at <= cutoff)))
     for record in stale:
         try:
             job = Job.fetch(record.id, connection=connection)

@@ -1,6 +1,8 @@
 """The durable queue: jobs are pushed after commit, run by real RQ workers, survive a Redis
 that forgot them, and a final failure reaches the job's domain."""
 
+import threading
+
 import pytest
 from rq.job import Job
 
@@ -88,6 +90,40 @@ def test_sweeper_leaves_recent_and_present_jobs_alone(app, org):
         app.extensions["redis"].flushdb()
         assert sweep(older_than_s=3600) == []  # not stale yet
         assert sweep(older_than_s=0) == [jid]
+
+
+def test_sweeper_requeues_while_another_connection_writes(app, org):
+    """The worker sweeps at start while the web process writes: every lost job is re-queued
+    and the sweep never fails with "database is locked" (a worker that died there ran
+    nothing)."""
+    ids = [job_id("meter", org.id, 100 + n) for n in range(60)]
+    with app.app_context():
+        for jid in ids:
+            enqueue(meter_one, org.id, "swept", id=jid)
+    app.extensions["redis"].flushdb()
+    other = open_database(app.config["DATABASE_URL"])
+    table = type(org)._meta.table_name
+    done, writes = threading.Event(), []
+
+    def write_until_done() -> None:
+        while not done.is_set():
+            with other.atomic():
+                other.execute_sql(f"UPDATE {table} SET name = name WHERE id = {other.param}",
+                                  (org.id,))
+            writes.append(1)
+        other.close()
+
+    writer = threading.Thread(target=write_until_done)
+    writer.start()
+    try:
+        with app.app_context():
+            swept = sweep(older_than_s=0)
+    finally:
+        done.set()
+        writer.join()
+    assert sorted(swept) == sorted(ids)
+    assert writes  # the other connection did write meanwhile
+    assert {r.status for r in JobRecord.select().where(JobRecord.id.in_(ids))} == {"queued"}
 
 
 def test_failing_job_is_retried_then_reported_to_its_domain(make_app, org, run_worker):
