@@ -1010,6 +1010,22 @@ def test_scots_forms_read_as_their_english_words():
     assert detect_crisis("Patient: Ah'm gonnae kill myself on Friday.").level == "imminent"
 
 
+@pytest.mark.parametrize(("text", "expected"), [
+    # An amount, read as "a handful of": a past overdose, not a plan under way.
+    ("I took a load of my sleeping pills last month.", "high"),
+    ("i took a load of my pills sunday night but woke up monday", "high"),
+    ("I'm going to take a load of pills tonight.", "imminent"),
+    ("I did a load of washing today.", "low"),
+    # The verb still prepares: a loaded firearm.
+    ("I loaded the gun last night.", "imminent"),
+])
+def test_a_load_of_is_an_amount_not_loading(text, expected):
+    assessment = detect_crisis(f"Patient: {text}")
+    assert apply_safety_floor({"level": "low"}, assessment)["level"] == expected
+    if expected == "high":
+        assert "past_attempt" in {signal.kind for signal in assessment.signals}
+
+
 def _lexicons_raise(text: str) -> bool:
     """Whether the lexicons alone (neither trained reader) raise the text to high or above."""
     return detect_crisis(text, trained_reader=False, model_reader=False).level in (

@@ -224,6 +224,17 @@ def _is_expanded(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
     return out
 
 
+# "a load of pills", "loads of them": an amount, read as "a handful"; not the verb ("loaded
+# the gun").
+_LOAD_WORDS = frozenset({"load", "loads"})
+
+
+def _amounts(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    return [(word, "handful") if word in _LOAD_WORDS and index + 1 < len(pairs)
+            and pairs[index + 1][0] == "of" else (word, stem)
+            for index, (word, stem) in enumerate(pairs)]
+
+
 def _normalise(text: str) -> list[tuple[str, str]]:
     text = text.lower().replace("\u2019", "'")
     if "." in text:
@@ -235,6 +246,8 @@ def _normalise(text: str) -> list[tuple[str, str]]:
         pairs = list(zip(words, _counted(words, [stem for _, stem in pairs]), strict=True))
     if "'s" in text:
         pairs = _is_expanded(pairs)
+    if "load" in text:
+        pairs = _amounts(pairs)
     # A word said twice is said once: speech repeats itself ("I, I think", "my, uh, my head").
     return [pair for index, pair in enumerate(pairs)
             if index == 0 or pair[0] != pairs[index - 1][0]]
