@@ -28,12 +28,24 @@ _MANY_WORDS = frozenset({
 _UNITS = frozenset({"one", "two", "three", "four", "five", "six", "seven", "eight", "nine"})
 
 
-def _counted(words: list[str], stems: list[str]) -> list[str]:
-    """Stems with a count in words of ten or more as "dozen", as digits are ("thirty oxys",
-    "when I was nineteen"); not the tens of a compound ("thirty-eight", "sixty-eight"), which
-    names a calibre or an age as written."""
-    return [("dozen" if word in _MANY_WORDS and (i + 1 == len(words) or words[i + 1] not in _UNITS)
-             else stem) for i, (word, stem) in enumerate(zip(words, stems, strict=True))]
+# "a load of pills", "loads of them": an amount, read as "a handful"; not the verb ("loaded
+# the gun").
+_LOAD_WORDS = frozenset({"load", "loads"})
+
+
+def _amount_stems(words: list[str], stems: list[str]) -> list[str]:
+    """Stems with amounts read as one: a count in words of ten or more as "dozen", as digits
+    are ("thirty oxys", "when I was nineteen"), but not the tens of a compound ("thirty-eight",
+    "sixty-eight"), which names a calibre or an age as written; "a load of" as "a handful of"."""
+    amounts: list[str] = []
+    for index, (word, stem) in enumerate(zip(words, stems, strict=True)):
+        following = words[index + 1] if index + 1 < len(words) else ""
+        if word in _MANY_WORDS and following not in _UNITS:
+            stem = "dozen"
+        elif word in _LOAD_WORDS and following == "of":
+            stem = "handful"
+        amounts.append(stem)
+    return amounts
 
 
 # Unknown words at least this long are corrected to a lexicon word one edit away.
@@ -91,7 +103,7 @@ def _phrase_stems(phrase: str) -> tuple[str, ...]:
         many = token.isdigit() and int(token) >= MIN_MANY
         words.extend(("dozen",) if many else _TEXT_SPEAK.get(token, (token,)))
     words = [word for word in words if word not in _FILLERS]
-    return tuple(_counted(words, [_stem(word) for word in words]))
+    return tuple(_amount_stems(words, [_stem(word) for word in words]))
 
 
 _CONCEPTS: dict[str, tuple[tuple[str, ...], ...]] = {
@@ -193,7 +205,7 @@ def _contraction(token: str) -> tuple[str, ...]:
 def _normal(token: str) -> tuple[tuple[str, str], ...]:
     """A token's normalised words with their stems, worked out once per distinct token. A count
     of ten or more stems to "dozen", so "took 20 pills" reads as "took dozens of pills" (counts
-    in words: ``_counted``)."""
+    in words: ``_amount_stems``)."""
     if token.isdigit() and int(token) >= MIN_MANY:
         return ((token, "dozen"),)
     words = _TEXT_SPEAK.get(token)
@@ -224,30 +236,17 @@ def _is_expanded(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
     return out
 
 
-# "a load of pills", "loads of them": an amount, read as "a handful"; not the verb ("loaded
-# the gun").
-_LOAD_WORDS = frozenset({"load", "loads"})
-
-
-def _amounts(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    return [(word, "handful") if word in _LOAD_WORDS and index + 1 < len(pairs)
-            and pairs[index + 1][0] == "of" else (word, stem)
-            for index, (word, stem) in enumerate(pairs)]
-
-
 def _normalise(text: str) -> list[tuple[str, str]]:
     text = text.lower().replace("\u2019", "'")
     if "." in text:
         text = _CALIBRE_RE.sub(r"\1 calibre", text)
     pairs = [pair for token in _TOKEN_RE.findall(text)
              for pair in _normal(token)]
-    if _MANY_WORDS.intersection(word for word, _ in pairs):
-        words = [word for word, _ in pairs]
-        pairs = list(zip(words, _counted(words, [stem for _, stem in pairs]), strict=True))
     if "'s" in text:
         pairs = _is_expanded(pairs)
-    if "load" in text:
-        pairs = _amounts(pairs)
+    words = [word for word, _ in pairs]
+    if "load" in text or _MANY_WORDS.intersection(words):
+        pairs = list(zip(words, _amount_stems(words, [stem for _, stem in pairs]), strict=True))
     # A word said twice is said once: speech repeats itself ("I, I think", "my, uh, my head").
     return [pair for index, pair in enumerate(pairs)
             if index == 0 or pair[0] != pairs[index - 1][0]]
