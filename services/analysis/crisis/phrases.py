@@ -107,28 +107,25 @@ _SUICIDE_CONTEXT_KINDS = frozenset(SIGNAL_KINDS) - {HOMICIDAL_IDEATION, RISK_STA
 
 @dataclass
 class _ScanState:
-    signals: dict[str, CrisisSignal] = field(default_factory=dict)
-    pending: dict[str, CrisisSignal] = field(default_factory=dict)
     turn_index: int = 0
     context_turn: int | None = None
-    # What each turn raised, by turn index: pending signals apart, as they count only beside
-    # another signal.
-    by_turn: dict[int, list[CrisisSignal]] = field(default_factory=dict)
-    pending_by_turn: dict[int, list[CrisisSignal]] = field(default_factory=dict)
+    # What each turn raised, by turn index, each signal with whether it needs corroboration
+    # (it counts only beside another signal). The assessment is derived from it.
+    by_turn: dict[int, list[tuple[CrisisSignal, bool]]] = field(default_factory=dict)
 
     def add(self, signal: CrisisSignal, needs_corroboration: bool = False) -> None:
-        target = self.pending if needs_corroboration else self.signals
-        target.setdefault(signal.kind, signal)
-        raised = self.pending_by_turn if needs_corroboration else self.by_turn
-        raised.setdefault(self.turn_index, []).append(signal)
+        self.by_turn.setdefault(self.turn_index, []).append((signal, needs_corroboration))
+
+    def _corroborated(self) -> bool:
+        return any(not pending for raised in self.by_turn.values() for _, pending in raised)
 
     def raised_by_turn(self) -> dict[int, tuple[CrisisSignal, ...]]:
         """The signals each turn raised that the assessment counts."""
-        raised = {index: list(signals) for index, signals in self.by_turn.items()}
-        if self.signals:
-            for index, signals in self.pending_by_turn.items():
-                raised.setdefault(index, []).extend(signals)
-        return {index: tuple(signals) for index, signals in raised.items()}
+        corroborated = self._corroborated()
+        counted = {index: tuple(signal for signal, pending in raised
+                                if corroborated or not pending)
+                   for index, raised in self.by_turn.items()}
+        return {index: signals for index, signals in counted.items() if signals}
 
     def mark_context(self) -> None:
         self.context_turn = self.turn_index
@@ -140,12 +137,17 @@ class _ScanState:
         )
 
     def assessment(self) -> CrisisAssessment:
-        signals = dict(self.signals)
-        if signals:
-            for kind, signal in self.pending.items():
-                signals.setdefault(kind, signal)
+        """The first signal of each kind in turn order, those that need corroboration after
+        the rest and only beside them."""
+        corroborated = self._corroborated()
+        raised = [pair for pairs in self.by_turn.values() for pair in pairs]
+        signals: dict[str, CrisisSignal] = {}
+        for signal, pending in sorted(raised, key=lambda pair: pair[1]):
+            if corroborated or not pending:
+                signals.setdefault(signal.kind, signal)
         ordered = tuple(signals[kind] for kind in SIGNAL_KINDS if kind in signals)
         return CrisisAssessment(signals=ordered, level=assessment_level(ordered))
+
 
 def _make_signal(kind: str, factor: str) -> CrisisSignal:
     return CrisisSignal(kind=kind, factor=factor, level=IMMINENT if kind == INTENT else HIGH)
