@@ -1277,6 +1277,17 @@ def test_someone_elses_risk_asked_about(text, raised):
 
 
 @pytest.mark.parametrize(("text", "raised"), [
+    ("Patient: My flatmate took a handful of her sleeping pills last month.", False),
+    ("Patient: My mum took an overdose last year.", False),
+    ("Patient: My housemate cut herself again last night.", False),
+    ("Patient: My mum found me after I took an overdose last year.", True),
+    ("Patient: My stepdad would be better off without me.", True),
+])
+def test_a_relative_or_flatmate_who_acted_is_someone_else(text, raised):
+    assert _lexicons_raise(text) is raised
+
+
+@pytest.mark.parametrize(("text", "raised"), [
     ("Patient: I am not safe now. I have the rope.", True),
     ("Patient: I still have the full box of amitriptyline and I don't trust myself with it.",
      True),
