@@ -1288,6 +1288,17 @@ def test_a_relative_or_flatmate_who_acted_is_someone_else(text, raised):
 
 
 @pytest.mark.parametrize(("text", "raised"), [
+    ("Patient: I am going to take every tablet I have.", True),
+    ("Patient: I laid out the tablets tonight.", True),
+    ("Patient: I am going to take all my capsules tonight.", True),
+    ("Patient: I take my tablets with breakfast.", False),
+    ("Patient: I left my tablet on the train.", False),
+])
+def test_tablets_and_capsules_are_pills(text, raised):
+    assert _lexicons_raise(text) is raised
+
+
+@pytest.mark.parametrize(("text", "raised"), [
     ("Patient: I am not safe now. I have the rope.", True),
     ("Patient: I still have the full box of amitriptyline and I don't trust myself with it.",
      True),

@@ -63,6 +63,8 @@ def _stem(word: str) -> str:
     word = word.replace("'", "")
     if word in _IRREGULAR:
         return _IRREGULAR[word]
+    if word in _SAME_THING:
+        return _SAME_THING[word]
     for suffix in ("ing", "ed", "es", "s", "e"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             word = word[: -len(suffix)]
@@ -73,6 +75,8 @@ def _stem(word: str) -> str:
     return word
 
 
+# Words for one thing, matched as one: a lexicon entry with "pills" covers "tablets".
+_SAME_THING = {"tablet": "pill", "tablets": "pill", "capsule": "pill", "capsules": "pill"}
 _IRREGULAR = {"dying": "die", "died": "die", "dies": "die", "dead": "dead", "lying": "lie",
               "took": "take", "taken": "take", "gave": "give", "given": "give", "thought": "think",
               "bought": "buy", "kept": "keep", "wrote": "write", "written": "write", "hung": "hang",
