@@ -1299,6 +1299,19 @@ def test_tablets_and_capsules_are_pills(text, raised):
 
 
 @pytest.mark.parametrize(("text", "raised"), [
+    ("Patient: I've been saving up my co-codamol.", True),
+    ("Patient: I've got forty co-codamol in my bag and I'm going to take them tonight.", True),
+    ("Patient: I stood on the edge of the multi-storey car park last night.", True),
+    ("Patient: I keep thinking about jumping off the car park near work.", True),
+    ("Patient: I took two co-codamol for my back this morning.", False),
+    ("Patient: I parked in the multi-storey car park by the hospital.", False),
+    ("Patient: I stood on the platform and watched the trains, it calms me down.", False),
+])
+def test_medicines_and_heights_by_their_british_names(text, raised):
+    assert _lexicons_raise(text) is raised
+
+
+@pytest.mark.parametrize(("text", "raised"), [
     ("Patient: I am not safe now. I have the rope.", True),
     ("Patient: I still have the full box of amitriptyline and I don't trust myself with it.",
      True),
