@@ -1311,6 +1311,21 @@ def test_medicines_and_heights_by_their_british_names(text, raised):
     assert _lexicons_raise(text) is raised
 
 
+def _lexicons_level(text: str) -> str:
+    """The level the lexicons alone (neither trained reader) give a patient line, over a "low"."""
+    assessment = detect_crisis(f"Patient: {text}", trained_reader=False, model_reader=False)
+    return apply_safety_floor({"level": "low"}, assessment)["level"]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I swallowed a bottle of my mum's pills when I was fifteen.", "high"),
+    ("I took a bottle of my mom's xanax last year.", "high"),
+    ("My mum took a bottle of her pills last year.", "low"),
+])
+def test_whose_pills_they_were_does_not_make_the_overdose_someone_elses(text, expected):
+    assert _lexicons_level(text) == expected
+
+
 @pytest.mark.parametrize(("text", "raised"), [
     ("Patient: I am not safe now. I have the rope.", True),
     ("Patient: I still have the full box of amitriptyline and I don't trust myself with it.",

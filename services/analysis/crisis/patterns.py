@@ -57,10 +57,12 @@ _PILL_WORDS = (
     "pills pill meds medication medications tablets tylenol advil painkillers prescription"
     " prescriptions insulin oxy oxycodone oxycontin xanax ambien bottle"
 )
+# Whose pills: "my", "my mum's", "Dad's"; the patient takes them all the same.
+_OWNER = r"(?:(?:my\s+)?\w+'s\s+|my\s+)?"
 _PILL_QUANTITY = (
     r"(?:all\s+(?:of\s+)?(?:my|the|those|these)\s+(?:\w+\s+)?" + _PILLS
-    + r"|(?:a\s+)?(?:bunch|handful|bottle|whole\s+bottle|entire\s+bottle)\s+of\s+(?:my\s+)?"
-    r"(?:\w+\s+)?" + _PILLS + r"|the\s+(?:whole|entire)\s+bottle|every\s+pill)"
+    + r"|(?:a\s+)?(?:bunch|handful|bottle|whole\s+bottle|entire\s+bottle)\s+of\s+" + _OWNER
+    + r"(?:\w+\s+)?" + _PILLS + r"|the\s+(?:whole|entire)\s+bottle|every\s+pill)"
 )
 _KILL_MYSELF_IDIOMS = (
     r"(?!\s+(?:for\b|laughing|trying|working|studying|over\s+(?:this|that|it|work)\b"
@@ -135,7 +137,7 @@ PATTERNS: tuple[Pattern, ...] = (
              "overdose attempt", reject_accidental=True),
     Pattern(PAST_ATTEMPT,
              r"\bI\s+(?:took|swallowed)\s+(?:(?:a\s+)?(?:bunch|handful|bottle|whole\s+bottle"
-             r"|entire\s+bottle)\s+of\s+(?:my\s+)?(?:\w+\s+)?" + _PILLS
+             r"|entire\s+bottle)\s+of\s+" + _OWNER + r"(?:\w+\s+)?" + _PILLS
              + r"|all\s+(?:of\s+)?my\s+(?:\w+\s+)?" + _PILLS + r"\s+at\s+once)",
              "took swallowed | " + _PILL_WORDS, reject_accidental=True),
     # C-SSRS Q4: intent.
