@@ -1326,6 +1326,16 @@ def test_whose_pills_they_were_does_not_make_the_overdose_someone_elses(text, ex
     assert _lexicons_level(text) == expected
 
 
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I'm using the rope tomorrow.", "imminent"),
+    ("I'm using the gun tonight.", "imminent"),
+    ("I'm using the rope tomorrow to tie down the boat.", "low"),
+    ("I'm using my rifle at the range on Saturday.", "low"),
+])
+def test_means_used_in_a_present_tense_with_a_time_to_come_is_intent(text, expected):
+    assert _lexicons_level(text) == expected
+
+
 @pytest.mark.parametrize(("text", "raised"), [
     ("Patient: I am not safe now. I have the rope.", True),
     ("Patient: I still have the full box of amitriptyline and I don't trust myself with it.",

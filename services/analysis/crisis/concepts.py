@@ -352,9 +352,10 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
         upcoming = "time" in own and bool(_PRESENT_OR_FUTURE.intersection(sentence.words))
         if act is None and "method" in own and (own & {"intent", "commitment"} or upcoming):
             act = first["method"]  # "I'm going to drive my car off the bridge"
-        if act is None and "intent" in own and ("time" in own or "alone" in window) and \
-                set(sentence.words) & FIRST_PERSON:
-            act = _scheduled_means(sentence, concepts)  # "Tonight I will use the rope"
+        intended = ("intent" in own and ("time" in own or "alone" in window)) or upcoming
+        if act is None and intended and set(sentence.words) & FIRST_PERSON:
+            # "Tonight I will use the rope", "I'm using the rope tomorrow"
+            act = _scheduled_means(sentence, concepts)
         if act is None and "time" in own and "means" in own:
             act = _timed_overdose(sentence, concepts)
         if act is None and "past_act" in own and (own & {"method", "method_weak"} or (
