@@ -1336,6 +1336,14 @@ def test_means_used_in_a_present_tense_with_a_time_to_come_is_intent(text, expec
     assert _lexicons_level(text) == expected
 
 
+@pytest.mark.parametrize(("text", "expected"), [
+    ("if i just wasnt alive it would be easier", "high"),
+    ("If I wasn't in this world, everything would be easier for them.", "high"),
+])
+def test_a_wish_to_be_dead_told_as_a_condition(text, expected):
+    assert _lexicons_level(text) == expected
+
+
 @pytest.mark.parametrize(("text", "raised"), [
     ("Patient: I am not safe now. I have the rope.", True),
     ("Patient: I still have the full box of amitriptyline and I don't trust myself with it.",
