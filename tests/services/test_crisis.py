@@ -1344,6 +1344,18 @@ def test_a_wish_to_be_dead_told_as_a_condition(text, expected):
     assert _lexicons_level(text) == expected
 
 
+@pytest.mark.parametrize(("text", "expected"), [
+    # Read by the trained readers; the commitment beside the time makes them imminent.
+    ("Tonight's the night I finally do it.", "imminent"),
+    ("It's happening tonight. I've made peace with it.", "imminent"),
+    ("Friday is the day we move house.", "low"),
+    ("It's happening tonight, the surprise party for my wife.", "low"),
+])
+def test_a_commitment_with_a_time_is_imminent(text, expected):
+    assert apply_safety_floor({"level": "low"}, detect_crisis(f"Patient: {text}"))["level"] \
+        == expected
+
+
 @pytest.mark.parametrize(("text", "raised"), [
     ("Patient: I am not safe now. I have the rope.", True),
     ("Patient: I still have the full box of amitriptyline and I don't trust myself with it.",

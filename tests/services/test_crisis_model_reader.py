@@ -250,6 +250,10 @@ def test_the_training_script_never_reads_the_held_out_halves():
     ("Every other weekend I'll have the kids.", False),  # recurring
     ("My husband says he will find me whenever I leave.", False),  # someone else's
     ("I'm going home to my father.", False),  # no time
+    # A commitment, or a day named as the day, sets it as an intent does.
+    ("It's happening tonight. I've made peace with it.", True),
+    ("Tonight's the night I finally do it.", True),
+    ("It happened last night.", False),
 ])
 def test_a_time_to_come_is_the_patients_own_and_ahead(text, timed):
     assert concepts.time_to_come(concepts.read_turn(text)) is timed

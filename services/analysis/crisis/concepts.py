@@ -510,7 +510,11 @@ def time_to_come(sentences: list[Sentence]) -> bool:
             for m in sentence.mentions)
         if not timed:
             continue
-        ahead = [m for m in sentence.mentions if m.concept == "intent"] + [
+        # "It's happening tonight", "Tonight's the night": a commitment, or a day named as
+        # the day, sets the time too.
+        ahead = [m for m in sentence.mentions if m.concept in ("intent", "commitment") or (
+            m.concept == "act_pronoun" and sentence.words[m.start - sentence.offset:m.end
+                                                          - sentence.offset][:1] == ["is"])] + [
             Mention("intent", sentence.offset + i, sentence.offset + i + 1, number)
             for i, word in enumerate(sentence.words) if word in _PRESENT_OR_FUTURE]
         # "going to the bridge tomorrow night": a patient's sentence with no subject is theirs.
