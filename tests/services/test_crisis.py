@@ -1357,6 +1357,20 @@ def test_a_commitment_with_a_time_is_imminent(text, expected):
 
 
 @pytest.mark.parametrize(("text", "raised"), [
+    ("Patient: Honestly I'd welcome death at this point.", True),
+    ("Patient: Part of me hopes I don't make it through the surgery.", True),
+    ("Patient: I envy people who have died.", True),
+    ("Patient: I'm tired of existing.", True),
+    ("Patient: I could always drink the antifreeze in the garage.", True),
+    ("Patient: I hope I don't make it to the party, it sounds awful.", False),
+    ("Patient: I keep the antifreeze in the garage for the car.", False),
+    ("Patient: I envy people who have a garden.", False),
+])
+def test_more_wordings_of_a_wish_to_be_dead_and_of_poisoning(text, raised):
+    assert _lexicons_raise(text) is raised
+
+
+@pytest.mark.parametrize(("text", "raised"), [
     ("Patient: I am not safe now. I have the rope.", True),
     ("Patient: I still have the full box of amitriptyline and I don't trust myself with it.",
      True),
