@@ -1371,6 +1371,16 @@ def test_more_wordings_of_a_wish_to_be_dead_and_of_poisoning(text, raised):
 
 
 @pytest.mark.parametrize(("text", "raised"), [
+    ("Patient: I've been cutting myself without anyone noticing.", True),
+    ("Patient: I want to end it without hurting my kids.", True),
+    ("Patient: I've been without suicidal thoughts for a year.", False),
+    ("Patient: No plan, I'm getting by without those thoughts now.", False),
+])
+def test_without_denies_what_follows_it_not_what_came_before(text, raised):
+    assert _lexicons_raise(text) is raised
+
+
+@pytest.mark.parametrize(("text", "raised"), [
     ("Patient: I am not safe now. I have the rope.", True),
     ("Patient: I still have the full box of amitriptyline and I don't trust myself with it.",
      True),

@@ -96,7 +96,8 @@ def _negated(sentence: Sentence, mention: Mention) -> bool:
         # Not a new coordinated clause: "sleep for a long time and not deal with any of it".
         # Only an auxiliary, a pronoun or a particle between ("… is not", "… for me, never"):
         # not "ending things, thinking, not the usual venting", a denial of what follows it.
-        after = mention.end <= cue.start < min(end, mention.end + 3) and (all(
+        after = mention.end <= cue.start < min(end, mention.end + 3) and \
+            sentence.words[cue.start - sentence.offset] not in _DENIES_ONLY_AHEAD and (all(
             sentence.words[i - sentence.offset] in _BETWEEN_TOPIC_AND_DENIAL
             for i in range(mention.end, cue.start))
             or bool(_DENIED_SINCE.intersection(
@@ -106,6 +107,9 @@ def _negated(sentence: Sentence, mention: Mention) -> bool:
     return False
 
 
+# "without" denies what follows ("without a plan"), never what came before: "I've been
+# cutting without anyone noticing".
+_DENIES_ONLY_AHEAD = frozenset({"without"})
 _BETWEEN_TOPIC_AND_DENIAL = frozenset({
     "is", "was", "are", "were", "am", "be", "been", "has", "have", "had", "do", "does", "did",
     "will", "would", "could", "should", "can", "it", "that", "this", "for", "me", "to"})
