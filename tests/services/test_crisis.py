@@ -1380,6 +1380,18 @@ def test_without_denies_what_follows_it_not_what_came_before(text, raised):
     assert _lexicons_raise(text) is raised
 
 
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I wrote down what I want at my funeral.", "high"),
+    ("I've been buying paracetamol from different shops.", "imminent"),
+    ("I made a list of who gets what.", "moderate"),
+    ("I've tidied everything up so no one has to sort my stuff.", "moderate"),
+    ("I buy my vitamins from different shops depending on the price.", "low"),
+    ("We decided who gets what at Christmas, the kids were fighting.", "low"),
+])
+def test_funeral_wishes_means_bought_in_many_shops_and_things_settled(text, expected):
+    assert _lexicons_level(text) == expected
+
+
 @pytest.mark.parametrize(("text", "raised"), [
     ("Patient: I am not safe now. I have the rope.", True),
     ("Patient: I still have the full box of amitriptyline and I don't trust myself with it.",
