@@ -1393,6 +1393,18 @@ def test_funeral_wishes_means_bought_in_many_shops_and_things_settled(text, expe
 
 
 @pytest.mark.parametrize(("text", "raised"), [
+    ("Patient: I have no more wish to live.", True),
+    ("Patient: I've lost the will to live.", True),
+    ("Patient: Death seems peaceful to me now.", True),
+    ("Patient: No point being alive.", True),
+    ("Patient: I wish I could just fade away.", True),
+    ("Patient: The pain will fade away in a few days, the doctor said.", False),
+])
+def test_a_wish_to_be_dead_told_as_no_will_to_live_or_death_as_peace(text, raised):
+    assert _lexicons_raise(text) is raised
+
+
+@pytest.mark.parametrize(("text", "raised"), [
     ("Patient: I am not safe now. I have the rope.", True),
     ("Patient: I still have the full box of amitriptyline and I don't trust myself with it.",
      True),
