@@ -1405,6 +1405,17 @@ def test_a_wish_to_be_dead_told_as_no_will_to_live_or_death_as_peace(text, raise
 
 
 @pytest.mark.parametrize(("text", "raised"), [
+    ("Patient: I want to take all my morphine.", True),
+    ("Patient: I'd take all my mum's morphine.", True),
+    ("Patient: I think about taking all my morphine.", True),
+    ("Patient: I want to take all my meds with me on holiday.", False),
+    ("Patient: I think I'll take all my vitamins in the morning from now on.", False),
+])
+def test_an_overdose_wished_or_thought_of_by_any_medicine(text, raised):
+    assert _lexicons_raise(text) is raised
+
+
+@pytest.mark.parametrize(("text", "raised"), [
     ("Patient: I am not safe now. I have the rope.", True),
     ("Patient: I still have the full box of amitriptyline and I don't trust myself with it.",
      True),

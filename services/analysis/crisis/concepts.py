@@ -188,10 +188,10 @@ _CARRIED = frozenset({("with", "me"), ("with", "us"), ("back", "to"), ("them", "
 _TAKING = _USE_VERBS | frozenset({"wash", "washing", "downing"})
 
 
-def _timed_overdose(sentence: Sentence, concepts: list[Mention]) -> Mention | None:
-    """A medicine the patient says they will take at a time, in an overdose's amount: "tonight
-    after my wife falls asleep I'm taking them" (thirty oxys), "Tonight I take the insulin, all
-    the pens I have"."""
+def _overdose_taken(sentence: Sentence, concepts: list[Mention]) -> Mention | None:
+    """A medicine the patient speaks of taking in an overdose's amount: "tonight after my wife
+    falls asleep I'm taking them" (thirty oxys), "Tonight I take the insulin, all the pens I
+    have", "I want to take all my morphine"."""
     words = set(sentence.words)
     pairs = set(pairwise(sentence.words))
     if not (words & FIRST_PERSON and words & _TAKING) or "along" in words or pairs & _CARRIED:
@@ -357,7 +357,7 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
             # "Tonight I will use the rope", "I'm using the rope tomorrow"
             act = _scheduled_means(sentence, concepts)
         if act is None and "time" in own and "means" in own:
-            act = _timed_overdose(sentence, concepts)
+            act = _overdose_taken(sentence, concepts)
         if act is None and "past_act" in own and (own & {"method", "method_weak"} or (
                 "means" in own and any(m.concept == "past_act" and m.end - m.start > 1
                                        for m in concepts))):
@@ -417,6 +417,10 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
         if method is None and means is not None and "purpose" in own and window & {
                 "thought", "desire", "intent", "plan"}:
             add("method", means)  # "using my dad's gun on myself"
+            context = True
+        elif method is None and means is not None and window & {"thought", "desire"} and \
+                _overdose_taken(sentence, concepts) is not None:
+            add("method", means)  # "I want to take all my morphine"
             context = True
         # "gun's in my truck … when I get low I go sit out there with it": means kept at hand,
         # told together with the low times they belong to.
