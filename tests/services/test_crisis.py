@@ -1416,6 +1416,15 @@ def test_an_overdose_wished_or_thought_of_by_any_medicine(text, raised):
 
 
 @pytest.mark.parametrize(("text", "raised"), [
+    ("Patient: I've been thinking about setting myself on fire.", True),
+    ("Patient: I want to burn myself to death.", True),
+    ("Patient: I accidentally set myself on fire lighting the barbecue, lol.", False),
+])
+def test_self_immolation_is_a_way_of_killing_oneself(text, raised):
+    assert _lexicons_raise(text) is raised
+
+
+@pytest.mark.parametrize(("text", "raised"), [
     ("Patient: I am not safe now. I have the rope.", True),
     ("Patient: I still have the full box of amitriptyline and I don't trust myself with it.",
      True),
