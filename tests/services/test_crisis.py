@@ -1425,6 +1425,20 @@ def test_self_immolation_is_a_way_of_killing_oneself(text, raised):
 
 
 @pytest.mark.parametrize(("text", "raised"), [
+    ("Patient: I stuck pins in my arm last night.", True),
+    ("Patient: I've been picking at my scars to reopen them.", True),
+    ("Patient: I've been choking myself until I nearly pass out.", True),
+    ("Patient: I headbutt the wall when I'm stressed until I see stars.", True),
+    ("Patient: I have pins in my leg from the surgery.", False),
+    ("Patient: I sliced my hand on broken glass yesterday.", False),
+    # "stranger" is a word of its own, not a misspelt "strangle".
+    ("Patient: A stranger pulled me out of the way of a bike, I was lucky.", False),
+])
+def test_more_acts_of_self_harm_on_the_body(text, raised):
+    assert _lexicons_raise(text) is raised
+
+
+@pytest.mark.parametrize(("text", "raised"), [
     ("Patient: I am not safe now. I have the rope.", True),
     ("Patient: I still have the full box of amitriptyline and I don't trust myself with it.",
      True),

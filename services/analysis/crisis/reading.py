@@ -162,7 +162,8 @@ for _word in sorted(_LONG_WORDS):
 _COMMON = frozenset({"though", "through", "should", "would", "could", "people", "little",
                      "things", "thinks", "lovely", "killer", "pretty", "planet", "plants",
                      "bridges", "tablet", "dying", "trains", "noises", "notice", "nights",
-                     "blacked", "hearing", "forearm", "forearms", "paying"})
+                     "blacked", "hearing", "forearm", "forearms", "paying", "strange",
+                     "stranger", "strangers"})
 
 
 @functools.lru_cache(maxsize=20_000)
