@@ -1439,6 +1439,15 @@ def test_more_acts_of_self_harm_on_the_body(text, raised):
 
 
 @pytest.mark.parametrize(("text", "raised"), [
+    ("Patient: I was in a coma for two days after I took the pills.", True),
+    ("Patient: I was on life support after the overdose in May.", True),
+    ("Patient: I was in a coma after the car crash when I was nineteen.", False),
+])
+def test_an_attempt_told_by_the_care_that_followed_it(text, raised):
+    assert _lexicons_raise(text) is raised
+
+
+@pytest.mark.parametrize(("text", "raised"), [
     ("Patient: I am not safe now. I have the rope.", True),
     ("Patient: I still have the full box of amitriptyline and I don't trust myself with it.",
      True),
