@@ -1448,6 +1448,15 @@ def test_an_attempt_told_by_the_care_that_followed_it(text, raised):
 
 
 @pytest.mark.parametrize(("text", "raised"), [
+    ("Patient: I have a gun, and the thoughts are getting worse.", True),
+    ("Patient: The thoughts are back and I still have the pills from last time.", True),
+    ("Patient: I have a gun for hunting and my back is getting worse.", False),
+])
+def test_means_at_hand_beside_thoughts_getting_worse(text, raised):
+    assert _lexicons_raise(text) is raised
+
+
+@pytest.mark.parametrize(("text", "raised"), [
     ("Patient: I am not safe now. I have the rope.", True),
     ("Patient: I still have the full box of amitriptyline and I don't trust myself with it.",
      True),
