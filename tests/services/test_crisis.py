@@ -1456,6 +1456,18 @@ def test_means_at_hand_beside_thoughts_getting_worse(text, raised):
     assert _lexicons_raise(text) is raised
 
 
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I'm taking all my pills on the 14th.", "imminent"),
+    ("I'm taking all my pills before sunrise.", "imminent"),
+    ("I'm taking all my pills in three weeks.", "imminent"),
+    ("I'm taking all my pills on bonfire night.", "imminent"),
+    ("I'm moving house on the 14th.", "low"),
+    ("We're going away at Easter with the kids.", "low"),
+])
+def test_an_overdose_set_for_a_date_a_holiday_or_a_time_of_day_is_imminent(text, expected):
+    assert _lexicons_level(text) == expected
+
+
 @pytest.mark.parametrize(("text", "raised"), [
     ("Patient: I am not safe now. I have the rope.", True),
     ("Patient: I still have the full box of amitriptyline and I don't trust myself with it.",

@@ -254,6 +254,11 @@ def test_the_training_script_never_reads_the_held_out_halves():
     ("It's happening tonight. I've made peace with it.", True),
     ("Tonight's the night I finally do it.", True),
     ("It happened last night.", False),
+    # A day of the month, a holiday, a time of day.
+    ("I'm going to the bridge on the 3rd.", True),
+    ("I'll go to the lake at Easter.", True),
+    ("I'm going before sunrise.", True),
+    ("I've been going there since about Easter.", False),  # a time gone by
 ])
 def test_a_time_to_come_is_the_patients_own_and_ahead(text, timed):
     assert concepts.time_to_come(concepts.read_turn(text)) is timed

@@ -495,9 +495,9 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
     return findings
 
 
-# Just before a time word: a recurring time ("every other weekend") or a condition ("if I
-# leave") sets no time.
-_NOT_SET = frozenset({"every", "each", "if", "unless"})
+# Just before a time word: a recurring time ("every other weekend"), a condition ("if I
+# leave") or a time gone by ("since about Easter") sets no time.
+_NOT_SET = frozenset({"every", "each", "if", "unless", "since"})
 # A habit, not a time set: "At night I am looking at the cupboard where it is."
 _HABITUAL = (["at", "night"], ["late", "at", "night"])
 

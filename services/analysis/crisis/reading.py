@@ -53,6 +53,8 @@ MIN_FUZZY_LENGTH = 6
 _TOKEN_RE = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 # A full stop before a digit ends no sentence: "2.5 mg", "the .45".
 SENTENCE_RE = re.compile(r"(?:[^.!?;:\n]|\.(?=\d))[^.!?;:\n]*(?:\.(?=\d)[^.!?;:\n]*)*")
+# A day of the month: "the 14th", "the 1st".
+_ORDINAL_RE = re.compile(r"(?:[1-9]|[12][0-9]|3[01])(?:st|nd|rd|th)")
 # A calibre written with its point ("the .45", "a .38") names a firearm.
 _CALIBRE_RE = re.compile(r"(?<![\w.])\.(22|25|32|38|357|380|40|44|45)\b")
 
@@ -213,6 +215,8 @@ def _normal(token: str) -> tuple[tuple[str, str], ...]:
     in words: ``_amount_stems``)."""
     if token.isdigit() and int(token) >= MIN_MANY:
         return ((token, "dozen"),)
+    if _ORDINAL_RE.fullmatch(token):
+        return ((token, "nth"),)  # "on the 14th": a day of the month, "on the nth"
     words = _TEXT_SPEAK.get(token)
     if words is None:
         # Any other contraction: "aren't" → "are not", "mustn't" → "must not".
