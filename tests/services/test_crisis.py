@@ -1469,6 +1469,17 @@ def test_an_overdose_set_for_a_date_a_holiday_or_a_time_of_day_is_imminent(text,
 
 
 @pytest.mark.parametrize(("text", "raised"), [
+    ("Patient: im thinking about sewer slide again", True),
+    ("Patient: I keep having thoughts of self-deletion.", True),
+    ("Patient: i want to be unalive", True),
+    ("Patient: Is sewer slide the word people use online now? Asking for my class.", False),
+    ("Patient: I had to self delete my old account on the forum.", False),
+])
+def test_the_words_short_videos_use_for_suicide(text, raised):
+    assert _lexicons_raise(text) is raised
+
+
+@pytest.mark.parametrize(("text", "raised"), [
     ("Patient: I am not safe now. I have the rope.", True),
     ("Patient: I still have the full box of amitriptyline and I don't trust myself with it.",
      True),

@@ -177,7 +177,9 @@ def _denied(sentence: Sentence, mention: Mention) -> bool:
 _TOPIC_TERMS = frozenset({("suicidal", "ideation"),
                           # what speech recognition makes of "suicide"
                           ("soda", "side"), ("sue", "aside"), ("sewer", "side"),
-                          ("sue", "side")})
+                          ("sue", "side"),
+                          # and what short-video captions make of it
+                          ("sewer", "slide")})
 
 
 def _topic_word(sentence: Sentence, mention: Mention) -> bool:
