@@ -498,6 +498,10 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
 # Just before a time word: a recurring time ("every other weekend"), a condition ("if I
 # leave") or a time gone by ("since about Easter") sets no time.
 _NOT_SET = frozenset({"every", "each", "if", "unless", "since"})
+# What makes a time the patient's own time to come, beside their present or future tense:
+# an intent, a commitment ("It's happening tonight") or a day named as the day ("Tonight's
+# the night").
+_SETS_A_TIME = frozenset({"intent", "commitment", "day_named"})
 # A habit, not a time set: "At night I am looking at the cupboard where it is."
 _HABITUAL = (["at", "night"], ["late", "at", "night"])
 
@@ -514,11 +518,7 @@ def time_to_come(sentences: list[Sentence]) -> bool:
             for m in sentence.mentions)
         if not timed:
             continue
-        # "It's happening tonight", "Tonight's the night": a commitment, or a day named as
-        # the day, sets the time too.
-        ahead = [m for m in sentence.mentions if m.concept in ("intent", "commitment") or (
-            m.concept == "act_pronoun" and sentence.words[m.start - sentence.offset:m.end
-                                                          - sentence.offset][:1] == ["is"])] + [
+        ahead = [m for m in sentence.mentions if m.concept in _SETS_A_TIME] + [
             Mention("intent", sentence.offset + i, sentence.offset + i + 1, number)
             for i, word in enumerate(sentence.words) if word in _PRESENT_OR_FUTURE]
         # "going to the bridge tomorrow night": a patient's sentence with no subject is theirs.
