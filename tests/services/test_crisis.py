@@ -1501,3 +1501,19 @@ def test_an_apostrophe_s_before_an_article_or_a_verb_is_is():
     level = apply_safety_floor({"level": "low"}, detect_crisis(
         "Patient: Sunday's the night. I've made my peace with it."))["level"]
     assert level == IMM
+
+
+@pytest.mark.parametrize(("text", "raised"), [
+    ("Patient: I practice piano every day.", False),
+    ("Patient: I googled how to make sourdough.", False),
+    ("Patient: I looked up how long it takes to get to Leeds by train.", False),
+    ("Patient: I googled how many pills it would take.", True),
+    ("Patient: I googled how to tie a noose.", True),
+    ("Patient: I practiced with the belt last night to see if it would hold.", True),
+])
+def test_a_search_or_a_rehearsal_prepares_only_beside_a_method_or_means(text, raised):
+    assert _lexicons_raise(text) is raised
+
+
+def test_not_wanting_to_be_living_is_a_wish_to_be_dead():
+    assert _lexicons_raise("Patient: I am not wanting to be living anymore, doctor.")

@@ -176,15 +176,15 @@ def test_an_old_attempt_told_with_the_present_goes_to_review_when_no_reader_hear
 def test_ordinary_turns_written_for_the_purpose_are_not_raised():
     """400 ordinary patient turns written apart from the detector (plans with a time, medicines
     taken as prescribed, rope, rifles and bridges in hobbies): the model adds no alarm to
-    them. The lexicons raise 15 of them on their own (known; docs/safety-floor.md); both
+    them. The lexicons raise 10 of them on their own (known; docs/safety-floor.md); both
     trained readers together send 2 of those to review."""
     turns = json.loads((DATA / "ordinary_turns_eval.json").read_text())["turns"]
     raised = [t for t in turns if _floor(f"Patient: {t}") in ("high", "imminent")]
     without = [t for t in turns if _floor(f"Patient: {t}", model_reader=False)
                in ("high", "imminent")]
     assert set(raised) < set(without)
-    assert len(without) <= 15
-    assert len(raised) <= 13
+    assert len(without) <= 10
+    assert len(raised) <= 8
     for turn in set(without) - set(raised):
         assert _floor(f"Patient: {turn}") == "moderate"
 
