@@ -77,6 +77,8 @@ TEXT_TESTS = {
     "test_the_second_model_leaves_plain_safe_statements_unraised": False,
     "test_a_modifier_beside_risk_the_readers_hear_is_not_doubted": True,
     "test_hyperbole_no_reader_hears_as_risk_goes_to_review": False,
+    "test_everyday_preparations_every_trained_reader_hears_as_ordinary_go_to_review": False,
+    "test_everyday_preparations_a_trained_reader_hears_as_risk_stay_raised": True,
 }
 # Parametrized tests that are not about whether a statement is raised.
 NOT_STATEMENTS = {
@@ -88,6 +90,7 @@ NOT_STATEMENTS = {
 # Statements asserted in tests without a parametrize list: (text, raised, imminent).
 LITERALS = [
     ("Patient: I have a plan for the weekend.", False, False),
+    ("Patient: I am not wanting to be living anymore, doctor.", True, False),
     ("Patient: We keep a rifle in the closet for hunting.", False, False),
     ("Patient: Work was fine. I slept well.", False, False),
     ("Patient: I'm fixin to head to the store.", False, False),

@@ -177,14 +177,14 @@ def test_ordinary_turns_written_for_the_purpose_are_not_raised():
     """400 ordinary patient turns written apart from the detector (plans with a time, medicines
     taken as prescribed, rope, rifles and bridges in hobbies): the model adds no alarm to
     them. The lexicons raise 10 of them on their own (known; docs/safety-floor.md); both
-    trained readers together send 2 of those to review."""
+    trained readers together send 3 of those to review."""
     turns = json.loads((DATA / "ordinary_turns_eval.json").read_text())["turns"]
     raised = [t for t in turns if _floor(f"Patient: {t}") in ("high", "imminent")]
     without = [t for t in turns if _floor(f"Patient: {t}", model_reader=False)
                in ("high", "imminent")]
     assert set(raised) < set(without)
     assert len(without) <= 10
-    assert len(raised) <= 8
+    assert len(raised) <= 7
     for turn in set(without) - set(raised):
         assert _floor(f"Patient: {turn}") == "moderate"
 
@@ -402,3 +402,49 @@ def test_the_phrase_patterns_tell_which_turn_raised_what():
     assessment, by_turn = scan_phrases(turns)
     assert list(by_turn) == [2]
     assert {s.kind for s in by_turn[2]} == {s.kind for s in assessment.signals} != set()
+
+
+@pytest.mark.parametrize("text", [
+    "I rehearsed my wedding speech in front of the mirror.",
+    "We did a dry run of the school pickup before term starts.",
+    "It was a trial run for the new schedule at work.",
+    "I cancelled my gym membership to save money.",
+    "I paid off my credit card this month, finally!",
+    "I deactivated my Facebook because it was making me anxious.",
+    "We picked a date for the party.",
+    "I need to update my life insurance beneficiary since the divorce.",
+    "I tied up loose ends at work before my vacation.",
+    "I scouted a few new apartments this weekend.",
+    "I lost my nerve at the job interview.",
+    "I'm wrapping things up at work before I retire.",
+    "The neighbours take care of my cat when we travel.",
+    "I almost did it, I almost asked her out.",
+    "I counted out the money for rent.",
+    "I won't need my winter coat anymore, I'm moving to Florida.",
+    "I sorted everything for the move next week.",
+    "We put everything in order before the audit.",
+])
+def test_everyday_preparations_every_trained_reader_hears_as_ordinary_go_to_review(text):
+    """What prepares for a death in a disclosure prepares for a move, a party or a budget in
+    ordinary talk. Alone (no word of dying, no note, letter or farewell), and with every
+    trained reader hearing no risk, it is a review cue, not a suicide plan."""
+    assert _floor(f"Patient: {text}", model_reader=False) in ("high", "imminent")
+    assessment = detect_crisis(f"Patient: {text}")
+    assert assessment.level is None
+    assert ORDINARY_CUE in [r.kind for r in assessment.review]
+    assert _floor(f"Patient: {text}") == "moderate"
+
+
+@pytest.mark.parametrize("text", [
+    "I've put my affairs in order. I won't be needing any of it.",
+    "I've picked a date.",
+    "I cancelled my phone contract and paid off my debts so nobody is left with anything.",
+    "I rehomed my dog and told my sister where my will is.",
+    "I've been tying up loose ends so it's easier for everyone after.",
+    "My affairs are sorted and the date is set.",
+    "I've been getting my affairs in order, I just feel like it's time.",
+    "I deleted my social media and cancelled my gym, I won't need them where I'm going.",
+    "Found a home for my cat. She deserves someone who'll be around.",
+])
+def test_everyday_preparations_a_trained_reader_hears_as_risk_stay_raised(text):
+    assert _floor(f"Patient: {text}") in ("high", "imminent")

@@ -214,11 +214,29 @@ def _reads_as_ordinary(text: str, sentences: list[Sentence],
     word reader each below their ``ordinary_below``. Neither alone may overrule a finding
     (each rates some plain disclosures near 0)."""
     kinds = {f.kind for f in findings if f.kind != concepts.REVIEW}
-    if not kinds or not kinds <= ORDINARY_KINDS or assertion.names_dying(sentences) or \
-            names(sentences, PREPARATION_CONCEPTS):
+    if not kinds or not kinds <= ORDINARY_KINDS or assertion.names_dying(sentences):
         return False
+    if names(sentences, PREPARATION_CONCEPTS):
+        # Everyday preparations alone ("I paid off my credit card this month, finally!"):
+        # ordinary talk when every trained reader, the second model too, hears no risk.
+        return not _names_preparation(sentences) and \
+            reader.score(text) < DOUBT_READER_BELOW and _models_hear_no_risk(text, score)
     model_below, reader_below = language_model.model().ordinary_below
     return reader.score(text) < reader_below and score(text) < model_below
+
+
+def _names_preparation(sentences: list[Sentence]) -> bool:
+    """Whether the turn names a preparation other than an everyday one: a note, letters,
+    things given away (both readers rate "I wrote a note for my mom explaining everything."
+    near 0), but not a card paid off, a date picked or a rehearsal, which ordinary life is
+    full of ("I paid off my credit card this month, finally!")."""
+    for sentence in sentences:
+        everyday = {(m.start, m.end) for m in sentence.mentions
+                    if m.concept == "preparation_everyday"}
+        if any(m.concept in PREPARATION_CONCEPTS and (m.start, m.end) not in everyday
+               for m in sentence.mentions):
+            return True
+    return False
 
 
 def _doubted(turn: Turn, sentences: list[Sentence], findings: list[concepts.ConceptFinding],

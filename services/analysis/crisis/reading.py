@@ -116,6 +116,12 @@ _CONCEPTS: dict[str, tuple[tuple[str, ...], ...]] = {
     name: tuple(stems for stems in (_phrase_stems(p) for p in phrases) if stems)
     for name, phrases in _LEXICON["concepts"].items()
 }
+# A concept whose phrases are also another's: everyday preparations ("paid off my card",
+# "picked a date") are preparations to every rule, and ordinary talk to the trained readers'
+# doubt (``preparation_everyday`` in the package's ``_reads_as_ordinary``).
+_ALSO: dict[str, str] = {"preparation_everyday": "preparation"}
+
+
 class _Node:
     """A trie node over phrase stems: the concepts of the phrase ending here, and what follows."""
 
@@ -134,8 +140,9 @@ for _name, _phrases in _CONCEPTS.items():
         _node = _TRIE.setdefault(_stems[0], _Node())
         for _stem_ in _stems[1:]:
             _node = _node.next.setdefault(_stem_, _Node())
-        if _name not in _node.concepts:
-            _node.concepts.append(_name)
+        for _concept in (_name, *([_ALSO[_name]] if _name in _ALSO else [])):
+            if _concept not in _node.concepts:
+                _node.concepts.append(_concept)
 _VOCABULARY = frozenset(stem for phrases in _CONCEPTS.values() for p in phrases for stem in p)
 # Misspellings are corrected towards the words of what is disclosed, not of the modifiers
 # around it: "shower" must not become the "showed" of "the research showed".
