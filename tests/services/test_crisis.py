@@ -1517,3 +1517,14 @@ def test_a_search_or_a_rehearsal_prepares_only_beside_a_method_or_means(text, ra
 
 def test_not_wanting_to_be_living_is_a_wish_to_be_dead():
     assert _lexicons_raise("Patient: I am not wanting to be living anymore, doctor.")
+
+
+@pytest.mark.parametrize(("text", "raised"), [
+    ("Patient: I took all my tablets as directed.", False),
+    ("Patient: I take all my pills in the morning, as my doctor told me.", False),
+    ("Patient: My plan is to go to bed early tonight and not wake up until noon.", False),
+    ("Patient: I want to go to sleep and not wake up.", True),
+    ("Patient: The doctor said I nearly died after I took all my pills.", True),
+])
+def test_medicine_taken_as_directed_and_a_lie_in_are_no_risk(text, raised):
+    assert _lexicons_raise(text) is raised

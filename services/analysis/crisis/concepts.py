@@ -42,7 +42,8 @@ _CUT_OBJECTS = frozenset({"back", "ties", "off", "down", "out", "the", "a", "an"
                           "open", "my finger", "people", "contact"})
 _IDIOM_AFTER_DEATH = frozenset({"of", "from", "to", "laughing", "tired", "end", "line", "for",
                                 "than", "serious", "late", "early", "in", "on", "at", "haha"})
-_IDIOM_AFTER_PHRASE = frozenset({"late", "early", "haha", "lol", "laughing", "tired"})
+_IDIOM_AFTER_PHRASE = frozenset({"late", "early", "haha", "lol", "laughing", "tired", "until",
+                                 "till", "til"})
 # "killing myself at the gym", "ending it with Tom": the act is about something else.
 _IDIOM_AFTER_ACT = frozenset({"at", "for", "over", "trying", "working", "studying", "laughing",
                               "with", "to", "of", "home", "back", "out", "shopping", "bed"})
