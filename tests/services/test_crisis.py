@@ -1528,3 +1528,13 @@ def test_not_wanting_to_be_living_is_a_wish_to_be_dead():
 ])
 def test_medicine_taken_as_directed_and_a_lie_in_are_no_risk(text, raised):
     assert _lexicons_raise(text) is raised
+
+
+@pytest.mark.parametrize(("text", "raised"), [
+    ("Patient: I won't be here next week, I'm on holiday.", False),
+    ("Patient: I won't be around on Monday, I'm on a work trip.", False),
+    ("Patient: I'm on holiday next week and I want to die.", True),
+    ("Patient: I won't be here next week. I've got the pills ready.", True),
+])
+def test_words_of_absence_a_trip_explains_are_no_will_to_die(text, raised):
+    assert _lexicons_raise(text) is raised

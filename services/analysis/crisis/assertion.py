@@ -419,10 +419,13 @@ def _wills_an_act(sentence: Sentence) -> bool:
     if not FIRST_PERSON.intersection(sentence.words):
         return False
     wills = [m for m in sentence.mentions if m.concept in _WILLS]
+    # "I won't be here next week, I'm on holiday": words of absence, which a trip explains.
+    absence = {(m.start, m.end) for m in sentence.mentions if m.concept == "self_kill_weak"}
     for act in sentence.mentions:
         pronoun = act.concept == "act_pronoun"  # "thinking about doing it that way"
         if (act.concept not in _OWN_ACTS and not pronoun) or (
-                act.concept == "self_kill" and _topic_word(sentence, act)):
+                act.concept == "self_kill" and _topic_word(sentence, act)) or \
+                (act.start, act.end) in absence:
             continue
         if _reported(sentence, act) or about_someone_else(sentence, act) or \
                 _quoted(sentence, act):
