@@ -1538,3 +1538,15 @@ def test_medicine_taken_as_directed_and_a_lie_in_are_no_risk(text, raised):
 ])
 def test_words_of_absence_a_trip_explains_are_no_will_to_die(text, raised):
     assert _lexicons_raise(text) is raised
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I pray for the sleep that does not end.", "high"),
+    ("I'm so tired, I just want to go to sleep and stay asleep.", "high"),
+    ("I long for an endless sleep.", "high"),
+    ("My baby finally learned to fall asleep and stay asleep.", "low"),
+    ("They'd all be fine without me.", "moderate"),
+    ("I've been thinking the world would keep turning fine without me in it.", "moderate"),
+])
+def test_a_sleep_that_does_not_end_and_a_world_fine_without_me(text, expected):
+    assert _lexicons_level(text) == expected
