@@ -1550,3 +1550,26 @@ def test_words_of_absence_a_trip_explains_are_no_will_to_die(text, raised):
 ])
 def test_a_sleep_that_does_not_end_and_a_world_fine_without_me(text, expected):
     assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "raised"), [
+    ("Patient: I handed my camera to my brother last week. He doesn't need to know why.", True),
+    ("Patient: I've been giving my records away to friends. Told them I'm moving abroad. I'm "
+     "not.", True),
+    ("Patient: Bought a hose for the car exhaust. Told my wife it was for the garden. We don't "
+     "have a garden.", True),
+    ("Patient: I had to get my wrist glued at the walk-in. I told the nurse I slipped with a "
+     "knife. I didn't slip.", True),
+    ("Patient: I gave my old bike to my nephew for his birthday.", False),
+    ("Patient: I told my boss I was sick but I just needed a day off.", False),
+    ("Patient: We're giving away the puppies to good homes, my husband thinks I'm too soft.",
+     False),
+    ("Patient: I cut my finger chopping onions. I told my husband it was nothing.", False),
+    ("Patient: I handed my notice to my boss. I told him I was leaving for a better offer.",
+     False),
+    ("Patient: I gave my tickets away to a friend, I told her I was sick.", False),
+    ("Patient: I bought a gun for hunting season. Told my wife it was a birthday present to "
+     "myself.", False),
+])
+def test_things_given_away_means_bought_or_an_injury_told_with_a_cover_story(text, raised):
+    assert _lexicons_raise(text) is raised

@@ -99,7 +99,8 @@ DOUBT_READER_BELOW = 0.5
 # whose only lexicon findings are of these kinds and which both trained readers rate as
 # ordinary talk is a review cue, not a crisis signal (never silently low).
 ORDINARY_KINDS = frozenset({PLAN, MEANS_ACCESS, INTENT, METHOD})
-PREPARATION_CONCEPTS = frozenset({"preparation", "preparation_weak", "farewell"})
+PREPARATION_CONCEPTS = frozenset({"preparation", "preparation_weak", "farewell", "cover_story",
+                                  "told_story"})
 # Earlier suicidal talk makes "do it" meaningful for this many following turns.
 CONTEXT_TURNS = 2
 

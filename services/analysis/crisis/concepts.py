@@ -247,6 +247,72 @@ def _life_doubted(sentence: Sentence, mention: Mention) -> bool:
         not hypothetical(sentence, mention)
 
 
+# Giving a possession away: a giving word followed, within a few words, by "away" or by
+# someone it goes to ("gave my guitar to my cousin", "giving my tools away to the guys").
+_GIVING = frozenset({"give", "gives", "gave", "giving", "given", "handed", "handing"})
+_GIVING_REACH = 6
+
+
+def _given_away(sentence: Sentence, number: int) -> Mention | None:
+    words = sentence.words
+    if not _GIVING.intersection(words):
+        return None  # most sentences give nothing
+    receivers = {m.start - sentence.offset for m in sentence.mentions if m.concept == "others"}
+    for i, word in enumerate(words):
+        ahead = range(i + 1, min(len(words), i + 1 + _GIVING_REACH))
+        if word in _GIVING and any(words[j] == "away" or (words[j - 1] == "to" and j in receivers)
+                                   for j in ahead):
+            return Mention("farewell", sentence.offset + i, sentence.offset + i + 1, number)
+    return None
+
+
+# What a cover story hides: things given away, means bought, an injury treated.
+_COVERED = {"farewell": "plan", "preparation_weak": "plan", "method": "plan",
+            "means": "means_access", "self_harm_cue": "self_harm"}
+
+
+# A sentence this short that says no takes back the story before it: "I didn't.", "It
+# wasn't.", "I'm not retiring."
+_TAKES_BACK_WORDS = 8
+
+
+def _story_taken_back(sentences: list[Sentence], index: int, story: Mention) -> bool:
+    """Whether the patient says the story they told is not so: after a "but" in its own
+    sentence ("I told her it was my hours, but really I didn't want …"), or in a short denial
+    in one of the next two sentences."""
+    sentence = sentences[index]
+    after = sentence.words[story.end - sentence.offset:]
+    if "but" in after and any(m.concept == "negation" and m.start >= story.end
+                              for m in sentence.mentions):
+        return True
+    return any(len(s.words) <= _TAKES_BACK_WORDS and has(s, "negation")
+               for s in sentences[index + 1:index + 3])
+
+
+def _concealed(sentences: list[Sentence], index: int) -> bool:
+    """Whether sentence ``index`` or the next two hide something: a concealment ("They don't
+    need to know why", "I let them think so"), or a story told to others that the patient takes
+    back ("Told 'em I'm retiring. I'm not retiring."). Read whatever their negations or their
+    "they": the story is others' belief, the act the patient's."""
+    for number in range(index, min(len(sentences), index + 3)):
+        for m in sentences[number].mentions:
+            if m.concept == "cover_story" or (
+                    m.concept == "told_story" and _story_taken_back(sentences, number, m)):
+                return True
+    return False
+
+
+def _covered(sentences: list[Sentence], index: int, concepts: list[Mention]) -> list[
+        tuple[str, Mention]]:
+    """What a turn's concealment (``_concealed``) hides in sentence ``index``: something given
+    away, means, a method or an injury."""
+    if tells_of_someone_else(sentences[index]) or not _concealed(sentences, index):
+        return []
+    hidden = [(_COVERED[m.concept], m) for m in concepts if m.concept in _COVERED]
+    given = _given_away(sentences[index], index)
+    return hidden + ([("plan", given)] if given is not None else [])
+
+
 def find(text: str, quote_words: int, earlier_context: bool = False) -> list[ConceptFinding]:
     """Crisis kinds and review cues asserted in one patient turn."""
     return find_in(read_turn(text), quote_words, earlier_context)
@@ -258,7 +324,7 @@ _LEAD_CONCEPTS = frozenset({
     "self_harm_act", "self_harm_cue", "death_wish", "death_weak", "self_kill", "self_kill_weak",
     "act_pronoun", "past_act", "method", "method_weak", "means", "plan", "preparation",
     "preparation_weak", "burden", "hopeless", "farewell", "worth_living", "self_harm_deliberate",
-    "hope_doubted", "survival_regret", "attempt_told",
+    "hope_doubted", "survival_regret", "attempt_told", "cover_story", "told_story",
 })
 
 
@@ -486,6 +552,11 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
             preparation = first["preparation_weak"]
         if preparation is not None:
             add("plan", preparation, imminent=bool(window & _MEANS_OR_METHOD) or timed)
+            context = True
+        for kind, hidden in _covered(sentences, index, concepts):
+            # "I gave my dog to my neighbour and told her it was for good. She didn't ask why
+            # and I didn't say.": concealment makes the giving a preparation.
+            add(kind, hidden)
             context = True
         for cue in ("burden", "hopeless", "farewell"):
             if cue in own:
