@@ -1573,3 +1573,17 @@ def test_a_sleep_that_does_not_end_and_a_world_fine_without_me(text, expected):
 ])
 def test_things_given_away_means_bought_or_an_injury_told_with_a_cover_story(text, raised):
     assert _lexicons_raise(text) is raised
+
+
+@pytest.mark.parametrize(("text", "raised"), [
+    ("Patient: I've been writing goodbye letters to my kids.", True),
+    ("Patient: I write the letter for my mother, I clean my room. Now everything is ready.",
+     True),
+    ("Patient: I'm writing about suicide for the school magazine.", False),
+    ("Patient: I'm writing a novel where the main character self-harms.", False),
+    ("Patient: It's been three years since I had a single thought like that, I'm doing great.",
+     False),
+    ("Patient: It's been two years since I last cut, but last night I did it again.", True),
+])
+def test_writing_is_study_only_when_it_is_about_the_topic(text, raised):
+    assert _lexicons_raise(text) is raised
