@@ -1587,3 +1587,16 @@ def test_things_given_away_means_bought_or_an_injury_told_with_a_cover_story(tex
 ])
 def test_writing_is_study_only_when_it_is_about_the_topic(text, raised):
     assert _lexicons_raise(text) is raised
+
+
+@pytest.mark.parametrize(("text", "raised"), [
+    ("Patient: I took 30 pills after the game last night and woke up in hospital.", True),
+    ("Patient: I burned myself with a lighter while watching a series last night.", True),
+    ("Patient: I overdosed on my paracetamol after the lecture.", True),
+    ("Patient: I'm a paramedic and I see overdoses every week.", False),
+    ("Patient: I'm writing my thesis on suicide attempts in prisons.", False),
+    ("Patient: We watched a film in class where a girl cuts herself.", False),
+    ("Patient: I wrote a letter to my grandma for her birthday.", False),
+])
+def test_an_act_the_patient_did_is_no_topic_of_a_course_show_or_game_beside_it(text, raised):
+    assert _lexicons_raise(text) is raised

@@ -450,6 +450,32 @@ def _wills_an_act(sentence: Sentence) -> bool:
     return False
 
 
+# Acts the patient tells as done: a course, a show or a game beside them says when, not what
+# ("I took 30 pills after the game"). The "I" that does them comes just before, with only
+# these words between ("I've been cutting", "I keep cutting", "I just took").
+_DONE_ACTS = frozenset({"self_harm_act", "self_harm_cue", "past_act"})
+_BETWEEN_DOER_AND_ACT = frozenset({"have", "had", "has", "been", "keep", "kept", "again",
+                                   "also", "then", "finally", "did", "do", "am", "was"})
+
+
+def _does_an_act(sentence: Sentence) -> bool:
+    """Whether the patient tells a self-harm act or an attempt as their own doing in the
+    sentence ("I overdosed on my paracetamol after the lecture", "I keep cutting my thighs"),
+    which a study qualifier beside it does not make a topic. Not an act named as a topic ("my
+    thesis on suicide attempts") or seen ("I'm a paramedic and I see overdoses")."""
+    words = sentence.words
+    for m in sentence.mentions:
+        if m.concept not in _DONE_ACTS:
+            continue
+        at = m.start - sentence.offset
+        doer = at - 1
+        while doer >= 0 and words[doer] in _BETWEEN_DOER_AND_ACT:
+            doer -= 1
+        if doer >= 0 and words[doer] == "i":
+            return True
+    return False
+
+
 # Words that say an overdose or a crash was not meant ("by accident", "by mistake").
 _ACCIDENTAL = frozenset({"accident", "accidentally", "mistake"})
 # What an accident stated in the same sentence takes back (not a self-harm act: "I cut myself
@@ -510,7 +536,8 @@ def asserted_concepts(sentences: list[Sentence]) -> list[list[Mention]]:
         # want to die", "I take sertraline for my anxiety and I've been saving it up to
         # overdose", "I'm on holiday next week and I plan to jump off the cliffs".
         studying = any((m.concept == "academic" and not any(  # not "showing up"
-                            start <= m.start and m.end <= end for start, end in idioms))
+                            start <= m.start and m.end <= end for start, end in idioms)
+                        and not _does_an_act(sentence))
                        or (m.concept == "mundane" and not _denied(sentence, m))
                        for m in sentence.mentions) and not _wills_an_act(sentence)
         if resolved or studying:
