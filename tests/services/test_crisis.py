@@ -1600,3 +1600,16 @@ def test_writing_is_study_only_when_it_is_about_the_topic(text, raised):
 ])
 def test_an_act_the_patient_did_is_no_topic_of_a_course_show_or_game_beside_it(text, raised):
     assert _lexicons_raise(text) is raised
+
+
+@pytest.mark.parametrize(("text", "raised"), [
+    ("Patient: My kids are the only reason I haven't killed myself yet.", True),
+    ("Patient: The only reason I'm still here is my dog.", True),
+    ("Patient: My mum is the only thing keeping me alive.", True),
+    ("Patient: The only reason I haven't ended it is my daughter.", True),
+    ("Patient: The only reason I haven't quit my job is the money.", False),
+    ("Patient: The only thing keeping me here is the lease, I'd move tomorrow otherwise.",
+     False),
+])
+def test_the_only_reason_the_patient_is_still_alive(text, raised):
+    assert _lexicons_raise(text) is raised
