@@ -1496,6 +1496,7 @@ def test_an_apostrophe_s_before_an_article_or_a_verb_is_is():
     from services.analysis.crisis.reading import tokenize
 
     assert tokenize("Friday's the day") == ["friday", "is", "the", "day"]
+    assert tokenize("Tonight's my last night") == ["tonight", "is", "my", "last", "night"]
     assert tokenize("that's when") == ["that", "is", "when"]
     assert tokenize("Friday's match") == ["friday's", "match"]
     level = apply_safety_floor({"level": "low"}, detect_crisis(
@@ -1613,3 +1614,12 @@ def test_an_act_the_patient_did_is_no_topic_of_a_course_show_or_game_beside_it(t
 ])
 def test_the_only_reason_the_patient_is_still_alive(text, raised):
     assert _lexicons_raise(text) is raised
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Patient: Tonight's my last night. I'm done with all of it.", IMM),
+    ("Patient: Today is my last day at work before the holidays!", None),
+    ("Patient: Friday is my last day of chemo, finally.", None),
+])
+def test_a_last_night_named_as_tonight_sets_the_time(text, expected):
+    assert detect_crisis(text).level == expected

@@ -594,7 +594,8 @@ def time_to_come(sentences: list[Sentence]) -> bool:
             Mention("intent", sentence.offset + i, sentence.offset + i + 1, number)
             for i, word in enumerate(sentence.words) if word in _PRESENT_OR_FUTURE]
         # "going to the bridge tomorrow night": a patient's sentence with no subject is theirs.
-        if any(m.start == sentence.offset or ("i" in sentence.words
+        # "Tonight's my last night.": a day named as the day needs no "I".
+        if any(m.start == sentence.offset or (("i" in sentence.words or m.concept == "day_named")
                                               and not about_someone_else(sentence, m))
                for m in ahead):
             return True

@@ -234,10 +234,12 @@ def _normal(token: str) -> tuple[tuple[str, str], ...]:
 
 
 # After these an "'s" is "is", not a possessive: "Friday's the day", "that's when", "it's
-# not worth it"; a possessive is followed by what is owned ("Friday's match").
+# not worth it", "tonight's my last night"; a possessive is followed by what is owned
+# ("Friday's match").
 _AFTER_IS = frozenset({"the", "a", "an", "not", "going", "gonna", "been", "all", "over", "done",
                        "when", "too", "so", "no", "gone", "coming", "happening", "it", "how",
-                       "what", "why", "where", "just", "never"})
+                       "what", "why", "where", "just", "never", "my", "your", "his", "her",
+                       "our", "their"})
 
 
 def _is_expanded(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
