@@ -1623,3 +1623,15 @@ def test_the_only_reason_the_patient_is_still_alive(text, raised):
 ])
 def test_a_last_night_named_as_tonight_sets_the_time(text, expected):
     assert detect_crisis(text).level == expected
+
+
+@pytest.mark.parametrize(("text", "raised"), [
+    ("Patient: I overdosed on my back pain tablets on holiday last month.", True),
+    ("Patient: I cut my arms with a razor on the business trip.", True),
+    ("Patient: I jumped off the balcony on holiday in Spain, it wasn't an accident.", True),
+    ("Patient: I took all my tablets as directed.", False),
+    ("Patient: I tripped over the cat and cut my hand on a glass.", False),
+    ("Patient: I'm planning a trip to the lake this weekend.", False),
+])
+def test_an_act_the_patient_did_on_a_trip_is_theirs_and_not_an_accident_unsaid(text, raised):
+    assert _lexicons_raise(text) is raised

@@ -458,14 +458,20 @@ _BETWEEN_DOER_AND_ACT = frozenset({"have", "had", "has", "been", "keep", "kept",
                                    "also", "then", "finally", "did", "do", "am", "was"})
 
 
-def _does_an_act(sentence: Sentence) -> bool:
+# Taking a medicine is what a mundane purpose explains ("I took all my tablets as directed").
+_TAKING_WORDS = frozenset({"take", "takes", "took", "taken", "taking"})
+
+
+def _does_an_act(sentence: Sentence, taking: bool = True) -> bool:
     """Whether the patient tells a self-harm act or an attempt as their own doing in the
     sentence ("I overdosed on my paracetamol after the lecture", "I keep cutting my thighs"),
-    which a study qualifier beside it does not make a topic. Not an act named as a topic ("my
-    thesis on suicide attempts") or seen ("I'm a paramedic and I see overdoses")."""
+    which a study qualifier or a trip beside it does not make a topic or ordinary. Not an act
+    named as a topic ("my thesis on suicide attempts") or seen ("I'm a paramedic and I see
+    overdoses"); with ``taking`` false, not a medicine taken ("I took all my tablets")."""
     words = sentence.words
     for m in sentence.mentions:
-        if m.concept not in _DONE_ACTS:
+        if m.concept not in _DONE_ACTS or (
+                not taking and words[m.start - sentence.offset] in _TAKING_WORDS):
             continue
         at = m.start - sentence.offset
         doer = at - 1
@@ -488,9 +494,14 @@ _REPORTERS = frozenset({"he", "she", "they", "someone", "somebody"})
 
 
 def _accidental(sentence: Sentence) -> bool:
+    # "it wasn't an accident" (`self_harm_deliberate`) says the opposite.
+    deliberate = [(m.start, m.end) for m in sentence.mentions
+                  if m.concept == "self_harm_deliberate"]
     return any(m.concept == "accident" and _ACCIDENTAL.intersection(
                    sentence.words[m.start - sentence.offset:m.end - sentence.offset])
-               and not _denied(sentence, m) for m in sentence.mentions)
+               and not _denied(sentence, m)
+               and not any(start <= m.start and m.end <= end for start, end in deliberate)
+               for m in sentence.mentions)
 
 
 def _reported(sentence: Sentence, mention: Mention) -> bool:
@@ -538,7 +549,8 @@ def asserted_concepts(sentences: list[Sentence]) -> list[list[Mention]]:
         studying = any((m.concept == "academic" and not any(  # not "showing up"
                             start <= m.start and m.end <= end for start, end in idioms)
                         and not _does_an_act(sentence))
-                       or (m.concept == "mundane" and not _denied(sentence, m))
+                       or (m.concept == "mundane" and not _denied(sentence, m)
+                           and not _does_an_act(sentence, taking=False))
                        for m in sentence.mentions) and not _wills_an_act(sentence)
         if resolved or studying:
             result.append([])
