@@ -1635,3 +1635,17 @@ def test_a_last_night_named_as_tonight_sets_the_time(text, expected):
 ])
 def test_an_act_the_patient_did_on_a_trip_is_theirs_and_not_an_accident_unsaid(text, raised):
     assert _lexicons_raise(text) is raised
+
+
+@pytest.mark.parametrize(("text", "raised"), [
+    ("Patient: He said I was useless, so I swallowed a bottle of paracetamol.", True),
+    ("Patient: He doesn't know I stole his pills to overdose.", True),
+    ("Patient: My mum doesn't know I've been cutting my arms.", True),
+    ("Patient: I took her sleeping pills, the whole bottle, last night.", True),
+    ("Patient: He said he wants to die, so I called his mum.", False),
+    ("Patient: She overdosed on her pills last year.", False),
+    ("Patient: I don't think I want to die.", False),
+    ("Patient: I don't feel like I want to hurt myself.", False),
+])
+def test_whose_words_whose_pills_and_whose_denial(text, raised):
+    assert _lexicons_raise(text) is raised

@@ -65,17 +65,35 @@ _NEG_RAISING = frozenset({"think", "feel", "believe", "guess", "suppose", "know"
 _COMPLEMENTIZERS = frozenset({"like", "that"})
 
 
+# Whose verb of thinking a negation raises from: the patient's ("I don't think I …"), not
+# another's ("He doesn't know I stole his pills to overdose").
+_OTHER_SUBJECTS = frozenset({"he", "she", "they", "someone", "somebody", "nobody", "everyone"})
+_SUBJECT_REACH = 4
+
+
+def _patients_verb(sentence: Sentence, verb: int) -> bool:
+    others = {m.end - sentence.offset - 1 for m in sentence.mentions if m.concept == "others"}
+    for position in range(verb - 1, max(-1, verb - 1 - _SUBJECT_REACH), -1):
+        word = sentence.words[position]
+        if word == "i":
+            return True
+        if word in _OTHER_SUBJECTS or position in others:  # "My mum doesn't know I …"
+            return False
+    return True
+
+
 def _new_subject(sentence: Sentence, start: int, end: int) -> bool:
     """Whether "I" opens a new clause between two tokens ("if things aren't better … I'm
     done"), which a negation before it does not reach."""
     words = sentence.words
     for index in range(max(start, sentence.offset + 1), end):
         position = index - sentence.offset
-        if position >= len(words) or words[position] != "i" or \
-                words[position - 1] in _NEG_RAISING:
+        if position >= len(words) or words[position] != "i":
             continue
-        if words[position - 1] in _COMPLEMENTIZERS and position >= 2 and \
-                words[position - 2] in _NEG_RAISING:
+        verb = position - 1 if words[position - 1] in _NEG_RAISING else position - 2 if (
+            words[position - 1] in _COMPLEMENTIZERS and position >= 2
+            and words[position - 2] in _NEG_RAISING) else None
+        if verb is not None and _patients_verb(sentence, verb):
             continue
         return True
     return False
@@ -119,6 +137,10 @@ _PLURAL_IT = frozenset({"they", "them", "their"})
 _THINGS = frozenset({"thought", "means", "method_weak", "method"})
 
 
+# Possessive determiners that name only whose a thing is.
+_OWNERS_OF_MEANS = frozenset({"his", "her", "their"})
+
+
 def about_someone_else(sentence: Sentence, mention: Mention) -> bool:
     last: str | None = None
     for index in range(sentence.offset, mention.start):
@@ -126,6 +148,9 @@ def about_someone_else(sentence: Sentence, mention: Mention) -> bool:
         if word in _PLURAL_IT and any(m.concept in _THINGS and 0 <= index - m.end <= 2
                                       for m in sentence.mentions):
             continue  # "whenever the thoughts come they go straight to …": the thoughts
+        if word in _OWNERS_OF_MEANS and any(m.concept in ("means", "method_weak")
+                                            and m.start == index + 1 for m in sentence.mentions):
+            continue  # "I stole his pills to overdose": whose the means are, not who acts
         if any(m.concept == "others" and m.start == index for m in sentence.mentions):
             # "a bottle of my mom's xanax" names an owner, "see my grandma", "told my mom"
             # someone the patient acts on: neither is who is speaking.
@@ -504,12 +529,19 @@ def _accidental(sentence: Sentence) -> bool:
                for m in sentence.mentions)
 
 
+# What ends a report: the patient's own clause after it ("He said I was useless, so I
+# swallowed …").
+_REPORT_ENDS = frozenset({"so", "then", "but"})
+
+
 def _reported(sentence: Sentence, mention: Mention) -> bool:
     """Whether the mention is inside what a third person said, posted or wrote."""
     before = sentence.words[:mention.start - sentence.offset]
     others_end = {m.end - sentence.offset for m in sentence.mentions if m.concept == "others"}
     return any(word in _REPORTING and index > 0 and (before[index - 1] in _REPORTERS
                                                      or index in others_end)
+               and not any(before[j] in _REPORT_ENDS and before[j + 1] == "i"
+                           for j in range(index + 1, len(before) - 1))
                for index, word in enumerate(before))
 
 
