@@ -1649,3 +1649,12 @@ def test_an_act_the_patient_did_on_a_trip_is_theirs_and_not_an_accident_unsaid(t
 ])
 def test_whose_words_whose_pills_and_whose_denial(text, raised):
     assert _lexicons_raise(text) is raised
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I've written the letters to my kids and put the bank papers in one folder. I'm ready "
+     "now.", "imminent"),
+    ("I've written the letters to my kids and put the bank papers in one folder.", "high"),
+])
+def test_preparations_done_and_readiness_told_are_imminent(text, expected):
+    assert _lexicons_level(text) == expected

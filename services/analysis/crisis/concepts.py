@@ -551,7 +551,9 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
         ):
             preparation = first["preparation_weak"]
         if preparation is not None:
-            add("plan", preparation, imminent=bool(window & _MEANS_OR_METHOD) or timed)
+            # "… so it's easy for them. I am ready now.": preparations done and readiness told.
+            add("plan", preparation,
+                imminent=bool(window & (_MEANS_OR_METHOD | {"commitment"})) or timed)
             context = True
         for kind, hidden in _covered(sentences, index, concepts):
             # "I gave my dog to my neighbour and told her it was for good. She didn't ask why
