@@ -1658,3 +1658,13 @@ def test_whose_words_whose_pills_and_whose_denial(text, raised):
 ])
 def test_preparations_done_and_readiness_told_are_imminent(text, expected):
     assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "raised"), [
+    ("Patient: I feel like I'm drowning in paperwork at work.", False),
+    ("Patient: I stood at the edge of the cliff to take a photo.", False),
+    ("Patient: I keep thinking about drowning myself in the lake.", True),
+    ("Patient: I stood at the edge of the cliff for an hour thinking about jumping.", True),
+])
+def test_drowning_in_work_and_a_photo_at_the_edge_are_ordinary(text, raised):
+    assert _lexicons_raise(text) is raised
