@@ -1668,3 +1668,12 @@ def test_preparations_done_and_readiness_told_are_imminent(text, expected):
 ])
 def test_drowning_in_work_and_a_photo_at_the_edge_are_ordinary(text, raised):
     assert _lexicons_raise(text) is raised
+
+
+@pytest.mark.parametrize(("text", "raised"), [
+    ("Patient: I scratch my eczema until it bleeds, it's so itchy at night.", False),
+    ("Patient: My psoriasis is so itchy I scratch until it bleeds.", False),
+    ("Patient: I scratch my arms until they bleed when I'm upset.", True),
+])
+def test_scratching_an_itch_is_no_self_harm(text, raised):
+    assert _lexicons_raise(text) is raised
