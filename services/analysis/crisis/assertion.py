@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from services.analysis.crisis.reading import SENTENCE_RE, Mention, Sentence, tokenize
+from services.analysis.crisis.reading import SENTENCE_RE, TENS, Mention, Sentence, tokenize
 
 # Negation and other ConText modifiers reach this many tokens forward within a clause.
 MODIFIER_WINDOW_TOKENS = 6
@@ -386,9 +386,8 @@ def _contrasted(sentence: Sentence, mention: Mention) -> bool:
         sentence.words[mention.start - sentence.offset - 1] in _CONTRAST
 
 
-_AGES_AND_SPANS = frozenset({"years", "decades", "twenty", "thirty", "forty", "fifty", "sixty",
-                             "seventy", "eighty", "ninety", "teens", "twenties", "thirties",
-                             "forties", "fifties"})
+_AGES_AND_SPANS = TENS | frozenset({"years", "decades", "teens", "twenties", "thirties",
+                                    "forties", "fifties"})
 
 
 # Means are often someone else's ("my dad's pistol"): access is what counts. Review cues are

@@ -20,11 +20,12 @@ from pathlib import Path
 LEXICON_PATH = Path(__file__).with_name("lexicon.json")
 # A number of tablets at least this large is an overdose's count, not a dose.
 MIN_MANY = 10
+# The tens in words: counts, ages and spans ("thirty oxys", "I'm seventy now").
+TENS = frozenset({"twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"})
 # Counts written as words read as their digits do: "thirty oxys" as "30 oxys".
-_MANY_WORDS = frozenset({
+_MANY_WORDS = TENS | frozenset({
     "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
-    "eighteen", "nineteen", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty",
-    "ninety", "hundred", "hundreds"})
+    "eighteen", "nineteen", "hundred", "hundreds"})
 _UNITS = frozenset({"one", "two", "three", "four", "five", "six", "seven", "eight", "nine"})
 
 
