@@ -1677,3 +1677,14 @@ def test_drowning_in_work_and_a_photo_at_the_edge_are_ordinary(text, raised):
 ])
 def test_scratching_an_itch_is_no_self_harm(text, raised):
     assert _lexicons_raise(text) is raised
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I am not having the will to live anymore.", "high"),
+    ("I want to sleep and no wake up more.", "high"),
+    ("My life has no meaning.", "moderate"),
+    ("Life no have sense, I want go.", "moderate"),
+    ("We are making hanging baskets for the garden.", "low"),
+])
+def test_no_will_to_live_and_a_life_without_meaning_in_second_language_wordings(text, expected):
+    assert _lexicons_level(text) == expected
