@@ -1688,3 +1688,16 @@ def test_scratching_an_itch_is_no_self_harm(text, raised):
 ])
 def test_no_will_to_live_and_a_life_without_meaning_in_second_language_wordings(text, expected):
     assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I'm just dead weight to my kids.", "moderate"),
+    ("I've stopped caring what happens to me.", "moderate"),
+    ("I don't think I'll ever feel normal again.", "moderate"),
+    ("I can't keep doing this.", "moderate"),
+    ("I told my sister where all my important papers are, just in case.", "moderate"),
+    ("I wish I could just disappear for a while.", "low"),
+    ("I wish I could disappear forever.", "high"),
+])
+def test_soft_cues_told_plainly_are_reviewed(text, expected):
+    assert _lexicons_level(text) == expected

@@ -374,7 +374,7 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
             # "dead tired", "sleep forever haha"; but "not wake up in the morning" is meant.
             idiom = set(sentence.words[mention.end - sentence.offset:][:1]) & (
                 _IDIOM_AFTER_DEATH if mention.end - mention.start == 1 else _IDIOM_AFTER_PHRASE)
-            burden = any(m.concept == "burden" and m.start <= mention.start < m.end
+            burden = any(m.concept == "burden" and m.start < mention.end and mention.start < m.end
                          for m in concepts)  # "I'm dead weight"
             if (mention.concept == "death_wish" and not idiom and not burden) or (
                 mention.concept == "death_weak" and _death_is_wished(sentence, mention, concepts)
