@@ -1701,3 +1701,11 @@ def test_no_will_to_live_and_a_life_without_meaning_in_second_language_wordings(
 ])
 def test_soft_cues_told_plainly_are_reviewed(text, expected):
     assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I've set the date, it's the 15th, and I have the pills.", "imminent"),
+    ("We've set the date for the wedding, it's in June.", "low"),
+])
+def test_the_date_set_beside_means_is_a_plan(text, expected):
+    assert _lexicons_level(text) == expected
