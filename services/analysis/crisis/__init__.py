@@ -139,7 +139,8 @@ def assess_turns(turns: list[Turn], *, trained_reader: bool = True,
             phrase_turns.append(Turn(turn.role, ""))
             continue
         findings = concepts.find_in(sentences, MAX_QUOTE_WORDS,
-                                    earlier_context=index - last_context <= CONTEXT_TURNS)
+                                    earlier_context=index - last_context <= CONTEXT_TURNS,
+                                    antecedent=_answers_a_proposal(turns, index, sentences))
         crisis_found = any(f.kind != concepts.REVIEW for f in findings)
         if doubting and _reads_as_ordinary(turn.text, sentences, findings, score):
             # "I'm going to join the choir again, practice starts in September."
@@ -197,6 +198,15 @@ def assess_turns(turns: list[Turn], *, trained_reader: bool = True,
     ordered = tuple(merged[kind] for kind in SIGNAL_KINDS if kind in merged)
     return CrisisAssessment(signals=ordered, level=assessment_level(ordered),
                             review=tuple(review.values()))
+
+
+def _answers_a_proposal(turns: list[Turn], index: int, sentences: list[Sentence]) -> bool:
+    """Whether a patient turn with a "do it" answers the clinician's proposal just before it
+    (read only then: most turns have no "do it")."""
+    if index == 0 or turns[index - 1].role != ROLE_CLINICIAN or \
+            not names(sentences, frozenset({"act_pronoun"})):
+        return False
+    return concepts.proposes_an_act(read_turn(turns[index - 1].text))
 
 
 def _trained_reading(text: str, sentences: list[Sentence]) -> bool:

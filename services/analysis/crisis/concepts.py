@@ -318,6 +318,15 @@ def find(text: str, quote_words: int, earlier_context: bool = False) -> list[Con
     return find_in(read_turn(text), quote_words, earlier_context)
 
 
+def proposes_an_act(sentences: list[Sentence]) -> bool:
+    """Whether a clinician's turn proposes something to do ("Would you be willing to text her
+    this week?", "What if the bag gets packed the night before?") and names no risk itself:
+    the patient's "I'll do it tonight" then has an antecedent, and "it" is that."""
+    return any(m.concept == "proposal" for s in sentences for m in s.mentions) and not any(
+        m.concept in _SUICIDAL | {"self_kill_weak", "death_weak", "self_harm_act", "means"}
+        for s in sentences for m in s.mentions)
+
+
 # Every finding needs one of these in its own sentence; a turn without any (most turns of an
 # ordinary session) is done without weighing assertion or combinations.
 _LEAD_CONCEPTS = frozenset({
@@ -328,12 +337,31 @@ _LEAD_CONCEPTS = frozenset({
 })
 
 
-def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool = False
-            ) -> list[ConceptFinding]:
-    """``find`` for a turn already read with ``read_turn``."""
+# What makes "do it" the act even when it answers a proposal: words of dying, a method, means.
+_NAMES_THE_ACT = frozenset({"self_kill", "death_wish", "method", "means", "self_harm_act",
+                            "past_act", "preparation"})
+
+
+def _without_answered_pronoun(asserted: list[list[Mention]]) -> list[list[Mention]]:
+    """The turn's mentions without its "do it" and the plans made of it ("I'm going to do it
+    tonight"), when the turn answers a proposal and names no act of its own."""
+    if any(m.concept in _NAMES_THE_ACT for mentions in asserted for m in mentions):
+        return asserted
+    pronouns = [m for mentions in asserted for m in mentions if m.concept == "act_pronoun"]
+    return [[m for m in mentions if m.concept != "act_pronoun" and not (
+        m.concept == "plan" and any(m.start <= p.start and p.end <= m.end for p in pronouns))]
+        for mentions in asserted]
+
+
+def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool = False,
+            antecedent: bool = False) -> list[ConceptFinding]:
+    """``find`` for a turn already read with ``read_turn``. ``antecedent``: the turn answers a
+    proposal (``proposes_an_act``), so its "do it" needs suicidal talk to be the act."""
     if not any(m.concept in _LEAD_CONCEPTS for s in sentences for m in s.mentions):
         return []
     asserted = asserted_concepts(sentences)
+    if antecedent and not earlier_context:
+        asserted = _without_answered_pronoun(asserted)
     findings: list[ConceptFinding] = []
     context = earlier_context
     for index, (sentence, concepts) in enumerate(zip(sentences, asserted, strict=True)):
