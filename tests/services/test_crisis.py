@@ -1711,7 +1711,7 @@ def test_the_date_set_beside_means_is_a_plan(text, expected):
     assert _lexicons_level(text) == expected
 
 
-@pytest.mark.parametrize(("transcript", "expected"), [
+@pytest.mark.parametrize(("text", "expected"), [
     ("Clinician: Would you be willing to text her this week and say that?\n"
      "Patient: I can do that. I'll do it tonight, in the car before I drive.", None),
     ("Clinician: What if the bag gets packed the night before?\n"
@@ -1722,5 +1722,5 @@ def test_the_date_set_beside_means_is_a_plan(text, expected):
     ("Clinician: Would you be willing to text her this week?\n"
      "Patient: I'm going to do it tonight with the pills I've saved.", IMM),
 ])
-def test_do_it_answering_a_proposal_is_that_proposal(transcript, expected):
-    assert detect_crisis(transcript, trained_reader=False, model_reader=False).level == expected
+def test_do_it_answering_a_proposal_is_that_proposal(text, expected):
+    assert detect_crisis(text, trained_reader=False, model_reader=False).level == expected
