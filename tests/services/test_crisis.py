@@ -1724,3 +1724,12 @@ def test_the_date_set_beside_means_is_a_plan(text, expected):
 ])
 def test_do_it_answering_a_proposal_is_that_proposal(text, expected):
     assert detect_crisis(text, trained_reader=False, model_reader=False).level == expected
+
+
+@pytest.mark.parametrize(("text", "raised"), [
+    ("Patient: I been studyin' on ending it all, and that's the truth.", True),
+    ("Patient: I'm studying on the weekend for my nursing exam on overdoses.", False),
+    ("Patient: I've been studying suicide prevention for my course.", False),
+])
+def test_studying_on_is_thinking_about_in_southern_speech(text, raised):
+    assert _lexicons_raise(text) is raised
