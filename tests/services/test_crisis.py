@@ -1733,3 +1733,16 @@ def test_do_it_answering_a_proposal_is_that_proposal(text, expected):
 ])
 def test_studying_on_is_thinking_about_in_southern_speech(text, raised):
     assert _lexicons_raise(text) is raised
+
+
+@pytest.mark.parametrize(("text", "raised"), [
+    ("Patient: I've got three months of my lithium at home. I keep thinking about that box.",
+     True),
+    ("Patient: I have a full bottle of oxycodone in the drawer. I think about it constantly.",
+     True),
+    ("Patient: I have a prescription for sertraline. I keep thinking about whether it's "
+     "working.", False),
+    ("Patient: I've got my new inhaler. I keep thinking about how expensive it was.", False),
+])
+def test_a_thought_kept_on_means_named_nearby_is_access(text, raised):
+    assert _lexicons_raise(text) is raised

@@ -313,6 +313,22 @@ def _covered(sentences: list[Sentence], index: int, concepts: list[Mention]) -> 
     return hidden + ([("plan", given)] if given is not None else [])
 
 
+# "I keep thinking about that box": a thought kept on means named nearby.
+_BACK_REFERENCES = frozenset({"that", "those", "them", "it", "this", "these"})
+_DWELLING = frozenset({"keep", "kept", "keeps", "always", "constantly"})
+
+
+def _dwells_on_it(sentence: Sentence, thought: Mention) -> bool:
+    """Whether the patient keeps thinking about something named before ("I keep thinking
+    about that box", "I think about them constantly")."""
+    words = sentence.words
+    at, end = thought.start - sentence.offset, thought.end - sentence.offset
+    ahead = words[end:end + 2]
+    thing = ahead[1:2] if ahead[:1] in (["about"], ["of"]) else ahead[:1]
+    return bool(_BACK_REFERENCES.intersection(thing)) and bool(
+        _DWELLING.intersection(words[max(0, at - 2):end + 5]))
+
+
 def find(text: str, quote_words: int, earlier_context: bool = False) -> list[ConceptFinding]:
     """Crisis kinds and review cues asserted in one patient turn."""
     return find_in(read_turn(text), quote_words, earlier_context)
@@ -548,7 +564,9 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
                 imminent=bool(window & {"commitment", "plan", "preparation"}))
             context = True
         elif means is None and "means" in window and ({"purpose", "possession"} <= own or (
-                ({"purpose", "thought"} <= own or (darkened and own & _DARK_WITH))
+                ({"purpose", "thought"} <= own or (darkened and own & _DARK_WITH)
+                 or ("thought" in own and "possession" in window
+                     and _dwells_on_it(sentence, first["thought"])))
                 and set(sentence.words) & FIRST_PERSON)):
             # "My psychiatrist upped my dose. … I've been keeping them all in a jar."
             # "… I walk past them every morning and think about using them."
