@@ -18,10 +18,12 @@ MODIFIER_WINDOW_TOKENS = 6
 # Clause terminators for ConText modifiers ("…, but none now").
 _TERMINATORS = frozenset({"but", "though", "although", "however", "except", "yet", "whereas"})
 FIRST_PERSON = frozenset({"i", "me", "my", "myself", "mine"})
+# Someone else as the subject of a clause ("he said", "she doesn't know").
+_THIRD_PERSON_SUBJECTS = frozenset({"he", "she", "they", "someone", "somebody"})
 # Subjects and owners only: an object ("I told him I want to die", "taking them") does not
 # make the statement someone else's.
-_THIRD_PERSON = frozenset({"she", "he", "they", "her", "his", "their", "someone",
-                           "somebody", "people", "character", "himself", "herself", "themselves"})
+_THIRD_PERSON = _THIRD_PERSON_SUBJECTS | frozenset({"her", "his", "their", "people", "character",
+                                                    "himself", "herself", "themselves"})
 _OBJECT_MARKERS = frozenset({"of", "see", "visit", "join", "told", "tell", "call", "called",
                              "text", "texted", "miss", "with", "to", "for", "about", "wrote",
                              "write", "gave", "give", "left", "leave", "sent", "send", "hugged",
@@ -67,7 +69,7 @@ _COMPLEMENTIZERS = frozenset({"like", "that"})
 
 # Whose verb of thinking a negation raises from: the patient's ("I don't think I …"), not
 # another's ("He doesn't know I stole his pills to overdose").
-_OTHER_SUBJECTS = frozenset({"he", "she", "they", "someone", "somebody", "nobody", "everyone"})
+_OTHER_SUBJECTS = frozenset({"nobody", "everyone"}) | _THIRD_PERSON_SUBJECTS
 _SUBJECT_REACH = 4
 
 
@@ -514,7 +516,7 @@ _ACCIDENT_UNDOES = frozenset({"past_act", "self_kill", "method"})
 # "he posted 'I won't be here Monday'": what someone else said, in their words.
 _REPORTING = frozenset({"said", "says", "say", "posted", "posts", "wrote", "writes", "texted",
                         "texts", "messaged", "tweeted", "told", "tells", "put"})
-_REPORTERS = frozenset({"he", "she", "they", "someone", "somebody"})
+_REPORTERS = _THIRD_PERSON_SUBJECTS
 
 
 def _accidental(sentence: Sentence) -> bool:
@@ -577,12 +579,16 @@ def asserted_concepts(sentences: list[Sentence]) -> list[list[Mention]]:
         # Not when the patient wills an act of their own in it: "The movie made me realize I
         # want to die", "I take sertraline for my anxiety and I've been saving it up to
         # overdose", "I'm on holiday next week and I plan to jump off the cliffs".
-        studying = any((m.concept == "academic" and not any(  # not "showing up"
-                            start <= m.start and m.end <= end for start, end in idioms)
-                        and not _does_an_act(sentence))
-                       or (m.concept == "mundane" and not _denied(sentence, m)
-                           and not _does_an_act(sentence, taking=False))
-                       for m in sentence.mentions) and not _wills_an_act(sentence)
+        academic = any(m.concept == "academic" and not any(  # not "showing up"
+            start <= m.start and m.end <= end for start, end in idioms)
+            for m in sentence.mentions)
+        mundane = any(m.concept == "mundane" and not _denied(sentence, m)
+                      for m in sentence.mentions)
+        # An act the patient tells as done is theirs beside a study word or a trip (but a
+        # medicine taken is what a mundane purpose explains).
+        studying = ((academic and not _does_an_act(sentence))
+                    or (mundane and not _does_an_act(sentence, taking=False))) \
+            and not _wills_an_act(sentence)
         if resolved or studying:
             result.append([])
             continue

@@ -30,7 +30,7 @@ from services.analysis.crisis.assertion import (
     hypothetical,
     tells_of_someone_else,
 )
-from services.analysis.crisis.reading import Mention, Sentence, read_turn
+from services.analysis.crisis.reading import Mention, Sentence, names, read_turn
 
 # Sentences either side of a sentence whose concepts combine with it ("I've worked it out.
 # The pills, the hotel room, the note. I just need the weekend.").
@@ -334,13 +334,18 @@ def find(text: str, quote_words: int, earlier_context: bool = False) -> list[Con
     return find_in(read_turn(text), quote_words, earlier_context)
 
 
+# What makes "do it" the act even when it answers a proposal: words of dying, a method, means.
+_NAMES_THE_ACT = frozenset({"self_kill", "death_wish", "method", "means", "self_harm_act",
+                            "past_act", "preparation"})
+
+
 def proposes_an_act(sentences: list[Sentence]) -> bool:
     """Whether a clinician's turn proposes something to do ("Would you be willing to text her
-    this week?", "What if the bag gets packed the night before?") and names no risk itself:
-    the patient's "I'll do it tonight" then has an antecedent, and "it" is that."""
-    return any(m.concept == "proposal" for s in sentences for m in s.mentions) and not any(
-        m.concept in _SUICIDAL | {"self_kill_weak", "death_weak", "self_harm_act", "means"}
-        for s in sentences for m in s.mentions)
+    this week?", "What if the bag gets packed the night before?") and names no risk itself
+    (no act, nor a plan or a weak word of dying): the patient's "I'll do it tonight" then has
+    an antecedent, and "it" is that."""
+    return names(sentences, frozenset({"proposal"})) and not names(
+        sentences, _NAMES_THE_ACT | {"plan", "self_kill_weak", "death_weak"})
 
 
 # Every finding needs one of these in its own sentence; a turn without any (most turns of an
@@ -351,11 +356,6 @@ _LEAD_CONCEPTS = frozenset({
     "preparation_weak", "burden", "hopeless", "farewell", "worth_living", "self_harm_deliberate",
     "hope_doubted", "survival_regret", "attempt_told", "cover_story", "told_story",
 })
-
-
-# What makes "do it" the act even when it answers a proposal: words of dying, a method, means.
-_NAMES_THE_ACT = frozenset({"self_kill", "death_wish", "method", "means", "self_harm_act",
-                            "past_act", "preparation"})
 
 
 def _without_answered_pronoun(asserted: list[list[Mention]]) -> list[list[Mention]]:
