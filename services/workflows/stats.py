@@ -24,7 +24,8 @@ def queue_stats(queues: list[Queue], connection: Redis) -> dict[str, Any]:
         for field, registry in REGISTRIES.items():
             row[field] = getattr(queue, registry).count
         rows.append(row)
-    workers = Worker.all(connection=connection)
-    busy = sum(1 for w in workers if w.get_state() == "busy")
-    return {"queues": rows, "workers": {"total": len(workers), "busy": busy,
-                                        "idle": len(workers) - busy}}
+    # A worker still starting (or suspended) is neither: it is counted in the total only, so
+    # that `idle` means ready to take a job now.
+    states = [w.get_state() for w in Worker.all(connection=connection)]
+    return {"queues": rows, "workers": {"total": len(states), "busy": states.count("busy"),
+                                        "idle": states.count("idle")}}

@@ -452,6 +452,27 @@ def test_queue_stats_count_jobs_per_registry(api, drain):
     assert set(after["workers"]) == {"total", "busy", "idle"}
 
 
+def test_queue_stats_count_a_starting_worker_as_neither_busy_nor_idle(api, fast_app):
+    from rq import Worker
+    from rq.worker import WorkerStatus
+
+    from jobs.queue import get_queue
+
+    connection = fast_app.extensions["redis"]
+    with fast_app.app_context():
+        worker = Worker([get_queue("workflows", connection)], connection=connection)
+    worker.register_birth()
+    try:
+        worker.set_state(WorkerStatus.STARTED)
+        assert api("GET", "/queue/stats").json["workers"] == {"total": 1, "busy": 0, "idle": 0}
+        worker.set_state(WorkerStatus.IDLE)
+        assert api("GET", "/queue/stats").json["workers"] == {"total": 1, "busy": 0, "idle": 1}
+        worker.set_state(WorkerStatus.BUSY)
+        assert api("GET", "/queue/stats").json["workers"] == {"total": 1, "busy": 1, "idle": 0}
+    finally:
+        worker.register_death()
+
+
 def test_ready_workflows_are_seeded_once(api, fast_app, org):
     from services.workflows.ready import seed_ready_workflows
 

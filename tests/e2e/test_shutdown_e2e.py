@@ -28,6 +28,10 @@ def test_sigterm_stops_web_and_worker_without_killing_any_process(tmp_path: Path
                                   "every night as prescribed."})
         assert analysis.status_code in (200, 201), analysis.text[:300]
         assert clinic.call("POST", "/api/therapy-sessions", SESSION).status_code == 201
+        # Stopped while it still loads, a worker dies of the signal's default action (it has
+        # taken no job): what is tested here is a worker that has started.
+        clinic.wait_for("/api/agent-workflows/queue/stats",
+                        lambda body: body["workers"]["idle"] == len(service.workers))
 
         started = time.monotonic()
         os.killpg(service.web.pid, signal.SIGTERM)
