@@ -1746,3 +1746,39 @@ def test_studying_on_is_thinking_about_in_southern_speech(text, raised):
 ])
 def test_a_thought_kept_on_means_named_nearby_is_access(text, raised):
     assert _lexicons_raise(text) is raised
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I don't plan on being alive for my 40th birthday.", "high"),
+    ("I'm not planning to be alive much longer.", "imminent"),
+    ("I don't expect to be alive next year, not the way things are going.", "high"),
+    ("I won't be around the office tomorrow.", "low"),
+    ("I don't plan on being around the office much next week, I'm on leave.", "low"),
+    ("I'm not sticking around the party after ten.", "low"),
+    ("I won't be around much longer.", "imminent"),
+])
+def test_not_expecting_to_be_alive_and_being_around_a_place(text, expected):
+    assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "raised"), [
+    ("If I crashed the car tomorrow I wouldn't mind at all.", True),
+    ("If the plane went down with me on it I wouldn't mind.", True),
+    ("If I fell down the stairs and broke my neck that would be fine.", True),
+    ("If I crashed the car my dad would be furious.", False),
+    ("If I die before my wife, I want her to keep the house.", False),
+    ("If I got the promotion I wouldn't mind the longer hours.", False),
+])
+def test_a_death_told_as_a_condition_and_then_welcomed_is_wished(text, raised):
+    assert _lexicons_raise(f"Patient: {text}") is raised
+
+
+@pytest.mark.parametrize(("text", "raised"), [
+    ("We're going to jump off the high diving board this summer, it's a tradition.", False),
+    ("I'm going skydiving for my 30th birthday next month.", False),
+    ("I wrote a letter to my future self for the therapy exercise.", False),
+    ("I'm going to jump off the bridge into the river this weekend.", True),
+    ("I wrote a letter to my kids for when I'm gone.", True),
+])
+def test_jumps_for_fun_and_letters_to_a_future_self_are_ordinary(text, raised):
+    assert _lexicons_raise(f"Patient: {text}") is raised

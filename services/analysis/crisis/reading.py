@@ -320,6 +320,18 @@ def _past_years(words: list[str], offset: int, sentence: int) -> list[Mention]:
             and words[i - 1] in _YEAR_MARKERS]
 
 
+# "I won't be around the office tomorrow", "not sticking around the party": "around" with a
+# place after it is about the place, not about being alive.
+_PLACE_AFTER_AROUND = frozenset({"the", "my", "your", "his", "her", "our", "their",
+                                 "those", "these"})
+
+
+def _about_a_place(words: list[str], offset: int, mention: Mention) -> bool:
+    last = mention.end - offset
+    return words[last - 1] == "around" and last < len(words) and \
+        words[last] in _PLACE_AFTER_AROUND
+
+
 def names(sentences: list[Sentence], concepts: frozenset[str]) -> bool:
     """Whether the turn names any of these concepts, asserted or not."""
     return any(m.concept in concepts for s in sentences for m in s.mentions)
@@ -342,7 +354,8 @@ def read_turn(text: str) -> list[Sentence]:
         words = [word for word, _ in pairs]
         stems = [stem for _, stem in pairs]
         index = len(sentences)
-        mentions = _match(stems, offset, index) + _past_years(words, offset, index)
+        mentions = [m for m in _match(stems, offset, index) if not _about_a_place(words, offset, m)]
+        mentions += _past_years(words, offset, index)
         sentences.append(Sentence(words, stems, offset, mentions))
         offset += len(words)
     return sentences
