@@ -1782,3 +1782,28 @@ def test_a_death_told_as_a_condition_and_then_welcomed_is_wished(text, raised):
 ])
 def test_jumps_for_fun_and_letters_to_a_future_self_are_ordinary(text, raised):
     assert _lexicons_raise(f"Patient: {text}") is raised
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Part of me hopes the biopsy comes back bad.", "high"),
+    ("I'd be happy if a bus took me out on the way here.", "high"),
+    ("At the funeral I was envying the one in the casket.", "high"),
+    ("I just pray God calls me home soon.", "high"),
+    ("My mum's scan came back bad, she has to start chemo.", "low"),
+    ("At the funeral I put a letter in the casket for grandpa.", "low"),
+    ("I hope my boss calls me back about the job.", "low"),
+])
+def test_deaths_hoped_for_by_illness_accident_or_god(text, expected):
+    assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I hope the pain doesn't come back.", "low"),
+    ("I really hope the cancer doesn't come back.", "low"),
+    ("I hope the panic attacks don't come back once I stop the meds.", "low"),
+    ("I want to go to sleep and not come back.", "high"),
+    ("Sometimes I want to walk out the door and not come back, like, ever.", "high"),
+    ("After tonight you won't have to worry about me anymore.", "imminent"),
+])
+def test_an_absence_is_the_patients_only_when_the_patient_is_absent(text, expected):
+    assert _lexicons_level(text) == expected

@@ -209,6 +209,28 @@ def _overdose_taken(sentence: Sentence, concepts: list[Mention]) -> Mention | No
     return None
 
 
+# Words between an absence ("not come back") and who is absent: auxiliaries and adverbs.
+_BEFORE_ABSENCE = frozenset({"do", "does", "did", "will", "would", "could", "should", "can",
+                             "may", "might", "am", "is", "are", "be", "was", "were", "just",
+                             "ever", "never", "probably", "definitely", "really", "honestly"})
+# What may come just before them when the absence is the patient's ("I want to go to sleep
+# and not come back", "I'd rather not be around").
+_ABSENT_PATIENT = FIRST_PERSON | {"and", "or", "to", "rather", "then", "gonna", "wanna", "im",
+                                  "simply", "maybe", "hopefully"}
+
+
+def _absence_is_the_patients(sentence: Sentence, absence: Mention) -> bool:
+    """Whether a weak act of absence ("not come back", "not be around") is the patient's, not
+    what follows another subject: "I hope the pain doesn't come back" is no wish."""
+    told = sentence.words[absence.start - sentence.offset:absence.end - sentence.offset]
+    if told[0] != "not" or FIRST_PERSON.intersection(told):
+        return True  # "you won't have to worry about me": the patient is named in it
+    words = sentence.words[:absence.start - sentence.offset]
+    while words and words[-1] in _BEFORE_ABSENCE:
+        words.pop()
+    return not words or words[-1] in _ABSENT_PATIENT
+
+
 # What welcomes a death told as a condition before it.
 _WELCOMING = frozenset({"would not mind", "not mind", "not care", "do not care", "would be fine",
                         "would be okay", "would be ok", "would not be sad", "would be a relief",
@@ -219,7 +241,9 @@ def _death_is_wished(sentence: Sentence, mention: Mention, concepts: list[Mentio
     if any(m.concept == "burden" and m.start <= mention.start < m.end for m in concepts):
         return False  # "I'm dead weight" is burden, a review cue
     after = sentence.words[mention.end - sentence.offset:mention.end - sentence.offset + 1]
-    if after and after[0] in _IDIOM_AFTER_DEATH:
+    # "the end of the month"; but "a bus took me out on the way here" ends where it ends.
+    if after and after[0] in (_IDIOM_AFTER_DEATH if mention.end - mention.start <= 2
+                              else _IDIOM_AFTER_PHRASE):
         return False
     # "I want to …"; "I'm going to see my grandma in heaven soon, I've decided": an intent
     # counts when committed or timed ("I'm afraid I'll die alone" is a fear, not a wish).
@@ -448,7 +472,7 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
         if act is None and "self_kill_weak" in own and window & {
             "intent", "commitment", "desire", "purpose", "plan", "thought", "possession", "means",
             "time", "preparation"
-        }:
+        } and _absence_is_the_patients(sentence, first["self_kill_weak"]):
             act = first["self_kill_weak"]
         if act is not None and set(sentence.words[act.end - sentence.offset:][:1]) & \
                 _IDIOM_AFTER_ACT and not any(m.concept in ("time", "purpose")
