@@ -1807,3 +1807,17 @@ def test_deaths_hoped_for_by_illness_accident_or_god(text, expected):
 ])
 def test_an_absence_is_the_patients_only_when_the_patient_is_absent(text, expected):
     assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("My birthday's on Friday. I'm not planning on seeing Saturday.", "imminent"),
+    ("I'm not planning on seeing another Christmas, it's this week.", "imminent"),
+    ("I'm not planning on seeing my mum this week, she's been difficult.", "low"),
+    ("I'm not planning on seeing the fireworks tonight, too crowded.", "low"),
+    ("I don't expect to see the results until Friday.", "low"),
+    ("On Thursday I'm going to walk out onto the motorway. That's how I'm getting out of all "
+     "this.", "imminent"),
+    ("We're getting out of all this rain next week, off to Spain!", "low"),
+])
+def test_not_seeing_a_day_and_walking_out_onto_a_road(text, expected):
+    assert _lexicons_level(text) == expected

@@ -332,6 +332,24 @@ def _about_a_place(words: list[str], offset: int, mention: Mention) -> bool:
         words[last] in _PLACE_AFTER_AROUND
 
 
+# Between "not planning on seeing" and the time not to be seen: "another Christmas".
+_BEFORE_UNSEEN_TIME = frozenset({"another", "next", "the", "one", "more", "a"})
+
+
+def _sees_no_time(words: list[str], offset: int, mention: Mention,
+                  mentions: list[Mention]) -> bool:
+    """A phrase of not seeing ("not planning on seeing") with no time as what is not seen:
+    "I'm not planning on seeing Monday" is an absence, "… seeing my mum this week" is not."""
+    if words[mention.end - offset - 1] not in ("see", "seeing") or \
+            mention.concept not in ("self_kill_weak", "negation_exception"):
+        return False
+    for time in sorted((m for m in mentions if m.concept == "time" and m.start >= mention.end),
+                       key=lambda m: m.start):
+        between = words[mention.end - offset:time.start - offset]
+        return not (len(between) <= 2 and all(word in _BEFORE_UNSEEN_TIME for word in between))
+    return True
+
+
 def names(sentences: list[Sentence], concepts: frozenset[str]) -> bool:
     """Whether the turn names any of these concepts, asserted or not."""
     return any(m.concept in concepts for s in sentences for m in s.mentions)
@@ -354,7 +372,9 @@ def read_turn(text: str) -> list[Sentence]:
         words = [word for word, _ in pairs]
         stems = [stem for _, stem in pairs]
         index = len(sentences)
-        mentions = [m for m in _match(stems, offset, index) if not _about_a_place(words, offset, m)]
+        matched = _match(stems, offset, index)
+        mentions = [m for m in matched if not _about_a_place(words, offset, m)
+                    and not _sees_no_time(words, offset, m, matched)]
         mentions += _past_years(words, offset, index)
         sentences.append(Sentence(words, stems, offset, mentions))
         offset += len(words)
