@@ -1821,3 +1821,18 @@ def test_an_absence_is_the_patients_only_when_the_patient_is_absent(text, expect
 ])
 def test_not_seeing_a_day_and_walking_out_onto_a_road(text, expected):
     assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I have a bunch of my grandma's old heart medication and I looked up what it would do.",
+     "high"),
+    ("The pharmacy filled my prescription twice, so I have double the pills. I'm not sure why "
+     "I'm keeping them.", "high"),
+    ("I got my hands on some fentanyl through a friend.", "high"),
+    ("I took all my old meds back to the pharmacy last week like you suggested.", "low"),
+    ("I have a 90-day supply of my blood pressure pills now, which saves me trips to the "
+     "pharmacy.", "low"),
+    ("I've been saving her old sertraline in my drawer for when it gets bad.", "high"),
+])
+def test_means_looked_up_or_kept_without_a_reason_and_medicines_returned(text, expected):
+    assert _lexicons_level(text) == expected

@@ -189,6 +189,14 @@ _CARRIED = frozenset({("with", "me"), ("with", "us"), ("back", "to"), ("them", "
 _TAKING = _USE_VERBS | frozenset({"wash", "washing", "downing"})
 
 
+def _carried(sentence: Sentence, concepts: list[Mention]) -> bool:
+    """A medicine taken somewhere, not swallowed: "I took all my old meds back to the
+    pharmacy", "… with me on the trip" (the words right after the medicine)."""
+    after = (sentence.words[m.end - sentence.offset:m.end - sentence.offset + 2]
+             for m in concepts if m.concept == "means")
+    return any(tuple(words) in _CARRIED or words[:1] == ["back"] for words in after)
+
+
 def _overdose_taken(sentence: Sentence, concepts: list[Mention]) -> Mention | None:
     """A medicine the patient speaks of taking in an overdose's amount: "tonight after my wife
     falls asleep I'm taking them" (thirty oxys), "Tonight I take the insulin, all the pens I
@@ -507,7 +515,7 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
             act = _overdose_taken(sentence, concepts)
         if act is None and "past_act" in own and (own & {"method", "method_weak"} or (
                 "means" in own and any(m.concept == "past_act" and m.end - m.start > 1
-                                       for m in concepts))):
+                                       for m in concepts))) and not _carried(sentence, concepts):
             # "I swallowed a bottle of my antidepressants", "did something stupid with my
             # meds": the act named by its means (a bare "tried" with a medicine is not).
             act = first["past_act"]

@@ -320,16 +320,19 @@ def _past_years(words: list[str], offset: int, sentence: int) -> list[Mention]:
             and words[i - 1] in _YEAR_MARKERS]
 
 
-# "I won't be around the office tomorrow", "not sticking around the party": "around" with a
-# place after it is about the place, not about being alive.
-_PLACE_AFTER_AROUND = frozenset({"the", "my", "your", "his", "her", "our", "their",
-                                 "those", "these"})
+# A phrase whose last word, with the word after it, says something else: "I won't be around
+# the office tomorrow", "not sticking around the party" are about a place; "saves me trips",
+# "saving money" are no medicine saved up.
+_SENSE_AFTER = {
+    "around": frozenset({"the", "my", "your", "his", "her", "our", "their", "those", "these"}),
+    **dict.fromkeys(("save", "saves", "saved", "saving"),
+                    frozenset({"me", "us", "you", "time", "money"})),
+}
 
 
-def _about_a_place(words: list[str], offset: int, mention: Mention) -> bool:
+def _another_sense(words: list[str], offset: int, mention: Mention) -> bool:
     last = mention.end - offset
-    return words[last - 1] == "around" and last < len(words) and \
-        words[last] in _PLACE_AFTER_AROUND
+    return last < len(words) and words[last] in _SENSE_AFTER.get(words[last - 1], ())
 
 
 # Between "not planning on seeing" and the time not to be seen: "another Christmas".
@@ -373,7 +376,7 @@ def read_turn(text: str) -> list[Sentence]:
         stems = [stem for _, stem in pairs]
         index = len(sentences)
         matched = _match(stems, offset, index)
-        mentions = [m for m in matched if not _about_a_place(words, offset, m)
+        mentions = [m for m in matched if not _another_sense(words, offset, m)
                     and not _sees_no_time(words, offset, m, matched)]
         mentions += _past_years(words, offset, index)
         sentences.append(Sentence(words, stems, offset, mentions))
