@@ -1836,3 +1836,16 @@ def test_not_seeing_a_day_and_walking_out_onto_a_road(text, expected):
 ])
 def test_means_looked_up_or_kept_without_a_reason_and_medicines_returned(text, expected):
     assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I made a playlist for my funeral last night.", "high"),
+    ("I've been deleting my messages and photos so nobody has to go through them after.",
+     "high"),
+    ("I've been going through my closet and labelling who gets what.", "moderate"),
+    ("I updated my life insurance now that the baby is here.", "low"),
+    ("I found a home for my cat because my son is allergic to cats.", "low"),
+    ("I went to my uncle's funeral last week.", "low"),
+])
+def test_funeral_playlists_and_things_left_to_go_through_after(text, expected):
+    assert _lexicons_level(text) == expected
