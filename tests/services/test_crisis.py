@@ -1849,3 +1849,18 @@ def test_means_looked_up_or_kept_without_a_reason_and_medicines_returned(text, e
 ])
 def test_funeral_playlists_and_things_left_to_go_through_after(text, expected):
     assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I wish I'd never been born, honestly, it would've saved everyone a lot of trouble.",
+     "high"),
+    ("I'd swap places with anyone in the cemetery right now.", "high"),
+    ("I wouldn't fight it if something took me.", "high"),
+    ("I want to fall asleep and stay asleep.", "high"),
+    ("Part of me wishes the tumour had been malignant.", "high"),
+    ("I'd swap places with anyone on a beach right now.", "low"),
+    ("I hope the lump isn't malignant.", "low"),
+    ("I visit my dad in the cemetery every Sunday.", "low"),
+])
+def test_passive_wishes_told_by_envy_of_the_dead_sleep_or_illness(text, expected):
+    assert _lexicons_level(text) == expected
