@@ -1864,3 +1864,16 @@ def test_funeral_playlists_and_things_left_to_go_through_after(text, expected):
 ])
 def test_passive_wishes_told_by_envy_of_the_dead_sleep_or_illness(text, expected):
     assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I'm done fighting with my sister, I'm going to let it go.", "low"),
+    ("I'm done arguing about the money, I'm going to end it with him.", "low"),
+    ("I'm done living like this, I'm going to end it.", "imminent"),
+    ("I'll be gone before the holidays, my company is sending me to Singapore.", "low"),
+    ("I'm going to let the sea take me, like I always said I would.", "high"),
+    ("I'm going to stop eating and drinking until it's over.", "imminent"),
+])
+def test_done_doing_something_with_someone_and_intents_told_by_the_sea_or_fasting(text,
+                                                                                   expected):
+    assert _lexicons_level(text) == expected

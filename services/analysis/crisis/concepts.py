@@ -239,6 +239,18 @@ def _absence_is_the_patients(sentence: Sentence, absence: Mention) -> bool:
     return not words or words[-1] in _ABSENT_PATIENT
 
 
+# After "done" and a verb in -ing: what the patient is done doing, with someone or about
+# something ("I'm done fighting with my sister"), not done with life ("I'm done fighting.").
+_DONE_DOING_WHAT = frozenset({"with", "about", "over", "for", "my", "the", "his", "her",
+                              "their", "our", "your"})
+
+
+def _done_with_something(sentence: Sentence, act: Mention) -> bool:
+    after = sentence.words[act.end - sentence.offset:act.end - sentence.offset + 2]
+    return sentence.words[act.end - sentence.offset - 1] == "done" and len(after) == 2 and \
+        after[0].endswith("ing") and after[1] in _DONE_DOING_WHAT
+
+
 # What welcomes a death told as a condition before it.
 _WELCOMING = frozenset({"would not mind", "not mind", "not care", "do not care", "would be fine",
                         "would be okay", "would be ok", "would not be sad", "would be a relief",
@@ -486,6 +498,8 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
                 _IDIOM_AFTER_ACT and not any(m.concept in ("time", "purpose")
                                              and m.start == act.end for m in sentence.mentions):
             # "end it with Tom", "killing myself at the gym"; not "… at night", "… for good"
+            act = None
+        if act is not None and _done_with_something(sentence, act):
             act = None
         if act is not None and act.end - act.start == 1 and \
                 sentence.stems[act.start - sentence.offset] in TOPIC_WORDS and not (
