@@ -1877,3 +1877,14 @@ def test_passive_wishes_told_by_envy_of_the_dead_sleep_or_illness(text, expected
 def test_done_doing_something_with_someone_and_intents_told_by_the_sea_or_fasting(text,
                                                                                    expected):
     assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("The only thing stopping me from jumping is my dog.", "high"),
+    ("The only thing keeping me from doing it is my mum.", "high"),
+    ("The only thing stopping me from quitting is the money.", "low"),
+    ("I punched the brick wall until my hand broke, I wanted it to hurt.", "high"),
+    ("I wanted it to hurt less, so I took an ibuprofen before the dentist.", "low"),
+])
+def test_the_only_thing_stopping_me_and_pain_wanted(text, expected):
+    assert _lexicons_level(text) == expected
