@@ -1888,3 +1888,15 @@ def test_done_doing_something_with_someone_and_intents_told_by_the_sea_or_fastin
 ])
 def test_the_only_thing_stopping_me_and_pain_wanted(text, expected):
     assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Tonight I'm going up to the roof and jumping.", "imminent"),
+    ("Tomorrow I'm going to the bridge and I'm jumping.", "imminent"),
+    ("On Saturday I'm going to the trampoline park and jumping.", "low"),
+    ("This weekend we're going to the quarry and jumping in.", "low"),
+    ("My plan is to go up to the roof terrace after my shift and have a beer.", "low"),
+    ("I've mapped out the whole thing, even what I'll say in the note.", "high"),
+])
+def test_a_place_then_a_leap_with_a_time_and_a_roof_terrace(text, expected):
+    assert _lexicons_level(text) == expected

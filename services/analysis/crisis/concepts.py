@@ -251,6 +251,10 @@ def _done_with_something(sentence: Sentence, act: Mention) -> bool:
         after[0].endswith("ing") and after[1] in _DONE_DOING_WHAT
 
 
+# The act that ends a sentence naming its place first ("… up to the roof and jumping").
+_LEAPS = frozenset({"jump", "leap"})
+
+
 # What welcomes a death told as a condition before it.
 _WELCOMING = frozenset({"would not mind", "not mind", "not care", "do not care", "would be fine",
                         "would be okay", "would be ok", "would not be sad", "would be a relief",
@@ -521,6 +525,10 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
         upcoming = "time" in own and bool(_PRESENT_OR_FUTURE.intersection(sentence.words))
         if act is None and "method" in own and (own & {"intent", "commitment"} or upcoming):
             act = first["method"]  # "I'm going to drive my car off the bridge"
+        if act is None and bare is not None and upcoming and set(sentence.words) & FIRST_PERSON \
+                and sentence.stems[bare.start - sentence.offset] in _LEAPS \
+                and any(m.concept == "method_weak" and m.end <= bare.start for m in concepts):
+            act = bare  # "Tonight I'm going up to the roof and jumping.": the place, then the act
         intended = ("intent" in own and ("time" in own or "alone" in window)) or upcoming
         if act is None and intended and set(sentence.words) & FIRST_PERSON:
             # "Tonight I will use the rope", "I'm using the rope tomorrow"
@@ -554,7 +562,7 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
                 add("past_attempt", act)
             elif own & {"intent", "commitment"} or "commitment" in window or (
                     "time" in own and act.concept in ("self_kill", "self_kill_weak", "act_pronoun",
-                                                      "method", "means")
+                                                      "method", "method_weak", "means")
                     and not own & {"thought", "desire"}):
                 # "I'm killing myself this weekend": the act with a time is intent.
                 add("intent", act, imminent=timed)
