@@ -1900,3 +1900,16 @@ def test_the_only_thing_stopping_me_and_pain_wanted(text, expected):
 ])
 def test_a_place_then_a_leap_with_a_time_and_a_roof_terrace(text, expected):
     assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I went back to the bridge to check if there are cameras.", "imminent"),
+    ("I've been stocking up on paracetamol, a packet every time I go shopping.", "imminent"),
+    ("I tested how long I could hold my breath with the bag over my head.", "high"),
+    ("I've been sleeping at my mum's less so she gets used to me not being around.", "high"),
+    ("I've been stocking up on tinned food for the winter.", "low"),
+    ("I returned my library books and emptied my locker at work, I'm starting a new job "
+     "Monday.", "low"),
+])
+def test_scouting_stockpiling_and_getting_others_used_to_an_absence(text, expected):
+    assert _lexicons_level(text) == expected
