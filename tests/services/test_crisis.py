@@ -1913,3 +1913,21 @@ def test_a_place_then_a_leap_with_a_time_and_a_roof_terrace(text, expected):
 ])
 def test_scouting_stockpiling_and_getting_others_used_to_an_absence(text, expected):
     assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("cant do this no more fr, gonna take all my meds tn", "imminent"),
+    ("Better for my family if I am not there, I am only problem for them.", "moderate"),
+    ("I want to sleep and never to open my eyes.", "high"),
+    ("I can't go w/o coffee in the morning.", "low"),
+    ("I'll call you tn after work.", "low"),
+])
+def test_text_speak_and_second_language_wordings_of_burden_and_intent(text, expected):
+    assert _lexicons_level(text) == expected
+
+
+def test_without_written_w_slash_o_is_one_word():
+    from services.analysis.crisis.reading import tokenize
+
+    assert tokenize("everyone wud be better off w/o me") == [
+        "everyone", "would", "be", "better", "off", "without", "me"]

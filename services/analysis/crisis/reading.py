@@ -257,6 +257,8 @@ def _is_expanded(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
 
 def _normalise(text: str) -> list[tuple[str, str]]:
     text = text.lower().replace("\u2019", "'")
+    if "w/o" in text:  # one token of text-speak that the tokenizer would split
+        text = text.replace("w/o", "without")
     if "." in text:
         text = _CALIBRE_RE.sub(r"\1 calibre", text)
     pairs = [pair for token in _TOKEN_RE.findall(text)
