@@ -1931,3 +1931,13 @@ def test_without_written_w_slash_o_is_one_word():
 
     assert tokenize("everyone wud be better off w/o me") == [
         "everyone", "would", "be", "better", "off", "without", "me"]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I've got everything ready. I just need to pick the night.", "high"),
+    ("I've recorded a video for my parents explaining why.", "high"),
+    ("Honestly there's nothing keeping me now.", "moderate"),
+    ("I've got everything ready for the trip. I just need to pack the car.", "low"),
+])
+def test_a_night_to_pick_a_video_explaining_why_and_nothing_keeping_me(text, expected):
+    assert _lexicons_level(text) == expected
