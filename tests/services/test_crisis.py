@@ -1941,3 +1941,15 @@ def test_without_written_w_slash_o_is_one_word():
 ])
 def test_a_night_to_pick_a_video_explaining_why_and_nothing_keeping_me(text, expected):
     assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I asked my friend to hold onto my pills for me because I don't trust myself with them.",
+     "high"),
+    ("I can get a gun from my cousin any time, he'd give it to me no questions asked.", "high"),
+    ("I still have the morphine from my husband's hospice care, I need to take it back to the "
+     "pharmacy.", "low"),
+    ("I can get a gun licence once I finish the course.", "low"),
+])
+def test_own_means_beside_not_trusting_oneself_and_a_gun_to_be_had(text, expected):
+    assert _lexicons_level(text) == expected

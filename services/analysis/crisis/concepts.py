@@ -608,9 +608,15 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
                 for near in asserted[low:high]))
         # Means the patient has at hand, told beside their not being safe with themselves:
         # "I am not safe now. I have the rope.", "… and I don't trust myself with it."
-        darkened = darkened or ("unsafe" in window and "possession" in own
+        # "… hold onto my pills for me because I don't trust myself with them": "my" before
+        # the means is the patient's having them.
+        owned = "possession" in own or any(
+            m.concept == "means" and sentence.words[m.start - sentence.offset - 1:
+                                                    m.start - sentence.offset] == ["my"]
+            for m in concepts)
+        darkened = darkened or ("unsafe" in window and owned
                                 and bool(set(sentence.words) & FIRST_PERSON))
-        if means is not None and "possession" in window and (
+        if means is not None and ("possession" in window or darkened) and (
             window & {"purpose", "self_kill", "self_kill_weak", "death_wish"} or darkened
         ):
             add("means_access", means,
