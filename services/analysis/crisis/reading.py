@@ -348,11 +348,12 @@ def _sees_no_time(words: list[str], offset: int, mention: Mention,
     if words[mention.end - offset - 1] not in ("see", "seeing") or \
             mention.concept not in ("self_kill_weak", "negation_exception"):
         return False
-    for time in sorted((m for m in mentions if m.concept == "time" and m.start >= mention.end),
-                       key=lambda m: m.start):
-        between = words[mention.end - offset:time.start - offset]
-        return not (len(between) <= 2 and all(word in _BEFORE_UNSEEN_TIME for word in between))
-    return True
+    time = min((m for m in mentions if m.concept == "time" and m.start >= mention.end),
+               key=lambda m: m.start, default=None)
+    if time is None:
+        return True
+    between = words[mention.end - offset:time.start - offset]
+    return not (len(between) <= 2 and all(word in _BEFORE_UNSEEN_TIME for word in between))
 
 
 def names(sentences: list[Sentence], concepts: frozenset[str]) -> bool:
