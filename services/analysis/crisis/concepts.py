@@ -255,12 +255,6 @@ def _done_with_something(sentence: Sentence, act: Mention) -> bool:
 _LEAPS = frozenset({"jump", "leap"})
 
 
-# What welcomes a death told as a condition before it.
-_WELCOMING = frozenset({"would not mind", "not mind", "not care", "do not care", "would be fine",
-                        "would be okay", "would be ok", "would not be sad", "would be a relief",
-                        "relief", "glad", "welcome"})
-
-
 def _death_is_wished(sentence: Sentence, mention: Mention, concepts: list[Mention]) -> bool:
     if any(m.concept == "burden" and m.start <= mention.start < m.end for m in concepts):
         return False  # "I'm dead weight" is burden, a review cue
@@ -277,9 +271,7 @@ def _death_is_wished(sentence: Sentence, mention: Mention, concepts: list[Mentio
     if not wishes and "if" in sentence.words[:mention.start - sentence.offset]:
         # "If I crashed the car tomorrow I wouldn't mind": the death is the condition, and what
         # follows welcomes it ("If I die, I want to be cremated" wants something else).
-        wishes = [m for m in concepts if m.concept == "desire" and m.start >= mention.end
-                  and " ".join(sentence.words[m.start - sentence.offset:m.end - sentence.offset])
-                  in _WELCOMING]
+        wishes = [m for m in concepts if m.concept == "welcoming" and m.start >= mention.end]
     if not wishes and any(m.concept == "thought" and m.start < mention.start for m in concepts):
         # "I think about death all the time and it feels peaceful": dwelt on, and welcomed.
         wishes = [m for m in concepts if m.concept == "desire"]
