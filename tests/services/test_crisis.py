@@ -1953,3 +1953,130 @@ def test_a_night_to_pick_a_video_explaining_why_and_nothing_keeping_me(text, exp
 ])
 def test_own_means_beside_not_trusting_oneself_and_a_gun_to_be_had(text, expected):
     assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I have the key to the drug cupboard at work, and lately that feels dangerous for me.",
+     "high"),
+    ("I work at a vet clinic and I could get the euthanasia drugs easily. That thought scares "
+     "me right now.", "high"),
+    ("I have the key to the drug cupboard at work because I'm the charge nurse this month.",
+     "low"),
+    ("I'm collecting old medicines from the neighbours to take back to the pharmacy.", "low"),
+    ("I keep a bottle of sleeping pills by my bed but I only take half a tablet when I fly.",
+     "low"),
+])
+def test_a_drug_cupboard_at_work_counts_beside_not_being_safe(text, expected):
+    assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I'll get the groceries after work.", "low"),
+    ("can i just get the appt", "low"),
+    ("My sister gets the house and my brother gets the car.", "moderate"),
+    ("lowkey wish i could fade out and stop getting the messages", "high"),
+    ("honestly i want to unsubscribe from life", "high"),
+    ("I want the scar to fade out before the wedding.", "low"),
+])
+def test_getting_things_is_no_farewell_and_fading_out_is_a_wish(text, expected):
+    assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I'm set on dying. Nothing you say will change it.", "high"),
+    ("I have no intention of being alive next year.", "high"),
+    ("Tomorrow is my last day on earth.", "imminent"),
+    ("If tomorrow were my last day on earth I'd eat pizza all day.", "low"),
+])
+def test_intents_told_as_a_last_day_or_a_mind_set_on_dying(text, expected):
+    assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "raised"), [
+    ("date's picked. still deciding how but the date is picked", True),
+    ("I've chosen the date. It's the 14th.", True),
+    # A date chosen is an everyday preparation: raised unless every trained reader hears
+    # ordinary talk.
+    ("We've chosen the date for the christening, it's the 14th.", False),
+    ("I've picked the day for the move, we go on the 20th.", False),
+])
+def test_a_date_chosen_is_a_preparation_the_trained_readers_can_clear(text, raised):
+    level = apply_safety_floor({"level": "low"}, detect_crisis(f"Patient: {text}"))["level"]
+    assert (level in ("high", "imminent")) is raised
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I pour boiling water on my hand to feel something.", "high"),
+    ("I've been doing harm to my body when I'm alone.", "high"),
+    ("I wear long sleeves so nobody sees what I've been doing to my arms.", "high"),
+    ("I punch walls till my knuckles split. Did it again yesterday.", "high"),
+    ("I spilled boiling water on my hand this morning, it's blistered.", "low"),
+    ("I punched the bag at the gym until my knuckles were sore.", "low"),
+])
+def test_injuries_by_scalding_or_harm_to_the_body_and_sport_or_spills(text, expected):
+    assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I ordered a lot of paracetamol online, more than anyone needs.", "high"),
+    ("I keep the belt in my bag now. Just so it's there.", "high"),
+    ("I keep a bottle of sleeping pills by my bed in case it gets too much.", "high"),
+    ("I keep a belt in my bag in case my trousers are loose after the surgery.", "low"),
+    ("I carry paracetamol in case my migraine comes back.", "low"),
+])
+def test_means_kept_just_so_they_are_there_not_in_case_of_an_everyday_need(text, expected):
+    assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I went up to the car park roof to see if you could get over the barrier.", "imminent"),
+    ("I went to the cliffs three times this week and stood right at the edge, checking.",
+     "imminent"),
+    ("I checked whether the banister would hold my weight.", "imminent"),
+    ("I asked online what the most painless way is. People answered.", "high"),
+    ("I deleted all my accounts and said sorry to everyone I've hurt. I'm closing things out.",
+     "moderate"),
+    ("What's the most painless way to get a tattoo?", "low"),
+    ("I stood right at the edge of the cliff for a photo, my mum nearly fainted.", "low"),
+    ("I drove to the lake and worked out where the best fishing spot is.", "low"),
+    ("I tested whether the ladder would hold before I climbed up to the gutters.", "low"),
+])
+def test_places_checked_ways_that_hurt_least_and_things_closed_out(text, expected):
+    assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Everyone's acting like I'm fine but I tried to hang myself a month ago.", "high"),
+    ("I'm acting in the school play, my character takes an overdose.", "low"),
+    ("I fell down the stairs in January but I didn't fall, I threw myself.", "high"),
+    ("I'm going to throw myself a birthday party this year.", "low"),
+    ("I threw myself into my studies last year and it paid off.", "low"),
+    ("I've paid off my credit cards and written my will this week.", "imminent"),
+    ("I've been paying off my car since March.", "low"),
+])
+def test_acting_like_fine_throwing_oneself_and_paying_off_every_bill(text, expected):
+    assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("When they do the scan I secretly hope it's terminal.", "high"),
+    ("Honestly I don't care if I see Christmas.", "high"),
+    ("I'm not bothered if I see the spring or not. I'd rather I didn't.", "high"),
+    ("I hope it's not terminal, the doctor sounded worried.", "low"),
+    ("I'm not bothered if I see the film or not, you choose.", "low"),
+    ("I don't care if I see him at Christmas or not.", "low"),
+])
+def test_a_terminal_result_hoped_for_and_a_season_not_cared_to_see(text, expected):
+    assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I think about putting my head in the gas oven a lot.", "high"),
+    ("I went to the multi-storey again. It's definitely high enough.", "imminent"),
+    ("The bridge is high enough for the double-decker buses.", "low"),
+    ("I'll check the shelf is strong enough for the books.", "low"),
+    ("I wonder if my insulin would be enough for the whole trip.", "low"),
+    ("The gas oven keeps clicking, I need to call someone.", "low"),
+])
+def test_a_head_in_the_oven_and_a_place_high_enough_but_not_high_enough_for(text, expected):
+    assert _lexicons_level(text) == expected

@@ -608,6 +608,7 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
             for m in concepts)
         darkened = darkened or ("unsafe" in window and owned
                                 and bool(set(sentence.words) & FIRST_PERSON))
+        at_work = has(sentence, "workplace")
         if means is not None and ("possession" in window or darkened) and (
             window & {"purpose", "self_kill", "self_kill_weak", "death_wish"} or darkened
         ):
@@ -615,13 +616,15 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
                 imminent=bool(window & {"time", "commitment", "plan", "preparation"}))
             context = True
         elif means is not None and set(sentence.words) & FIRST_PERSON and (
-                "access" in own or {"firearm", "acquired"} <= own):
+                "access" in own or {"firearm", "acquired"} <= own) and not at_work:
             # "I know the code to my dad's gun safe", "I bought a handgun on Saturday": access
-            # to lethal means is what a clinician asks about, whatever the stated reason.
+            # to lethal means is what a clinician asks about, whatever the stated reason. Not
+            # the drug cupboard a nurse holds the key to at work: that access is the job, and
+            # counts only beside a dark state or not being safe (above).
             add("means_access", means, imminent=bool(window & {"commitment", "plan",
                                                                "preparation"}))
             context = True
-        elif means is None and "means" in window and "access" in own and \
+        elif means is None and "means" in window and "access" in own and not at_work and \
                 set(sentence.words) & FIRST_PERSON:
             # "There's guns in the house. … and I know where the key is."
             add("means_access", first["access"],

@@ -148,7 +148,7 @@ _VOCABULARY = frozenset(stem for phrases in _CONCEPTS.values() for p in phrases 
 # Misspellings are corrected towards the words of what is disclosed, not of the modifiers
 # around it: "shower" must not become the "showed" of "the research showed".
 _UNCORRECTED_CONCEPTS = frozenset({"academic", "others", "mundane", "idiom", "historical",
-                                   "accident", "hypothetical"})
+                                   "accident", "hypothetical", "workplace"})
 _LONG_WORDS = frozenset(
     word for name, phrases in _LEXICON["concepts"].items() if name not in _UNCORRECTED_CONCEPTS
     for phrase in phrases
@@ -324,17 +324,50 @@ def _past_years(words: list[str], offset: int, sentence: int) -> list[Mention]:
 
 # A phrase whose last word, with the word after it, says something else: "I won't be around
 # the office tomorrow", "not sticking around the party" are about a place; "saves me trips",
-# "saving money" are no medicine saved up.
+# "saving money" are no medicine saved up; "in case my trousers are loose", "in case of fire"
+# name an everyday need, not "in case it gets too much".
+_OTHERS_THINGS = frozenset({"the", "my", "your", "his", "her", "our", "their", "those", "these"})
 _SENSE_AFTER = {
-    "around": frozenset({"the", "my", "your", "his", "her", "our", "their", "those", "these"}),
+    "around": _OTHERS_THINGS,
+    "case": _OTHERS_THINGS | frozenset({"of", "you", "he", "she", "we", "they", "someone",
+                                        "anyone", "somebody", "anybody"}),
+    # "everyone's acting like I'm fine" (the "like" dropped as a filler) is no play acted.
+    "acting": frozenset({"i", "we", "he", "she", "they", "you"}),
+    # "the most painless way to get a tattoo"; "asked what the most painless way is" leaves
+    # the act unsaid.
+    "way": frozenset({"to", "of", "for", "into", "through", "around", "home", "there"}),
     **dict.fromkeys(("save", "saves", "saved", "saving"),
                     frozenset({"me", "us", "you", "time", "money"})),
 }
 
 
+# The same, for a phrase's last two words: "throw myself a party", "threw myself into work";
+# "high enough for the lorries", "would be enough for the whole trip" measure something else.
+_SENSE_AFTER_TWO = {
+    **dict.fromkeys((("throw", "myself"), ("threw", "myself"), ("throwing", "myself")),
+                    frozenset({"a", "an", "into", "at"})),
+    **dict.fromkeys((("high", "enough"), ("strong", "enough")),
+                    frozenset({"to", "for"})),
+    ("be", "enough"): frozenset({"for"}),
+}
+
+
 def _another_sense(words: list[str], offset: int, mention: Mention) -> bool:
     last = mention.end - offset
-    return last < len(words) and words[last] in _SENSE_AFTER.get(words[last - 1], ())
+    return last < len(words) and (
+        words[last] in _SENSE_AFTER.get(words[last - 1], ())
+        or words[last] in _SENSE_AFTER_TWO.get(tuple(words[max(0, last - 2):last]), ()))
+
+
+# A phrase read in one written form of its first word only: "my sister gets the albums" names
+# who receives; "I'll get the groceries", "can I get the appointment" do not.
+_ONLY_AS = {("farewell", "get"): frozenset({"gets"})}
+
+
+def _other_form(words: list[str], offset: int, mention: Mention) -> bool:
+    first = words[mention.start - offset]
+    forms = _ONLY_AS.get((mention.concept, _stem(first)))
+    return forms is not None and first not in forms
 
 
 # Between "not planning on seeing" and the time not to be seen: "another Christmas".
@@ -346,7 +379,7 @@ def _sees_no_time(words: list[str], offset: int, mention: Mention,
     """A phrase of not seeing ("not planning on seeing") with no time as what is not seen:
     "I'm not planning on seeing Monday" is an absence, "… seeing my mum this week" is not."""
     if words[mention.end - offset - 1] not in ("see", "seeing") or \
-            mention.concept not in ("self_kill_weak", "negation_exception"):
+            mention.concept not in ("self_kill_weak", "negation_exception", "death_wish"):
         return False
     time = min((m for m in mentions if m.concept == "time" and m.start >= mention.end),
                key=lambda m: m.start, default=None)
@@ -380,6 +413,7 @@ def read_turn(text: str) -> list[Sentence]:
         index = len(sentences)
         matched = _match(stems, offset, index)
         mentions = [m for m in matched if not _another_sense(words, offset, m)
+                    and not _other_form(words, offset, m)
                     and not _sees_no_time(words, offset, m, matched)]
         mentions += _past_years(words, offset, index)
         sentences.append(Sentence(words, stems, offset, mentions))
