@@ -2080,3 +2080,40 @@ def test_a_terminal_result_hoped_for_and_a_season_not_cared_to_see(text, expecte
 ])
 def test_a_head_in_the_oven_and_a_place_high_enough_but_not_high_enough_for(text, expected):
     assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I've been fantasising about dying.", "high"),
+    ("I daydream about dying in my sleep.", "high"),
+    ("I daydream about retiring to the coast.", "low"),
+])
+def test_dying_fantasised_or_daydreamed_is_wished(text, expected):
+    assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("dont wanna b here anymore", "high"),
+    ("i want to end my lyf", "high"),
+    ("i jumpd off the car park roof last year and broke my legs", "high"),
+    # A method told as done and hidden is a past attempt, not a plan.
+    ("i jumpd off the parking deck in march, broke both legs. evryone thinks it was an acident "
+     "and i let them", "high"),
+    ("I got a b in my maths exam, so happy", "low"),
+    ("I need to take plan b, the condom split", "low"),
+])
+def test_text_speak_b_lyf_jumpd_and_a_hidden_past_attempt(text, expected):
+    assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("After the kids' recital on Thursday, that's it for me. I'm ending it.", "imminent"),
+    ("Once payday comes on Friday I'm buying the tablets and that'll be it.", "imminent"),
+    ("Right after this call I'm going to take everything in the medicine cabinet.", "imminent"),
+    ("I've got the rope. Tonight.", "imminent"),
+    ("I've got my dad's gun. Sunday.", "imminent"),
+    ("I've got the tickets. Tonight.", "low"),
+    ("I've got the paint for the fence. This weekend.", "low"),
+    ("Right after this call I'm going to take everything to the charity shop.", "low"),
+])
+def test_a_time_told_alone_beside_means_and_that_being_it(text, expected):
+    assert _lexicons_level(text) == expected

@@ -153,7 +153,8 @@ _LIGATURES = frozenset({"rope", "noose", "cord", "ligature", "belt"})
 _EVERYDAY_USE = frozenset({"to", "for", "hunting", "shooting", "at", "back"})
 _USE_VERBS = frozenset({"use", "using", "take", "taking", "inject", "injecting", "swallow",
                         "swallowing", "down", "drink", "drinking"})
-_AMOUNTS = frozenset({"all", "whole", "entire", "handful", "bunch", "dozen", "dozens", "every"})
+_AMOUNTS = frozenset({"all", "whole", "entire", "handful", "bunch", "dozen", "dozens", "every",
+                      "everything"})
 
 
 def _scheduled_means(sentence: Sentence, concepts: list[Mention]) -> Mention | None:
@@ -341,6 +342,17 @@ def _story_taken_back(sentences: list[Sentence], index: int, story: Mention) -> 
                for s in sentences[index + 1:index + 3])
 
 
+def _time_alone(sentences: list[Sentence], index: int) -> bool:
+    """Whether the sentence before or after ``index`` is a time and nothing else ("Tonight.",
+    "This Friday.")."""
+    for near in sentences[max(0, index - 1):index] + sentences[index + 1:index + 2]:
+        told = {position for m in near.mentions if m.concept == "time"
+                for position in range(m.start, m.end)}
+        if told and all(near.offset + i in told for i in range(len(near.words))):
+            return True
+    return False
+
+
 def _concealed(sentences: list[Sentence], index: int) -> bool:
     """Whether sentence ``index`` or the next two hide something: a concealment ("They don't
     need to know why", "I let them think so"), or a story told to others that the patient takes
@@ -360,7 +372,11 @@ def _covered(sentences: list[Sentence], index: int, concepts: list[Mention]) -> 
     away, means, a method or an injury."""
     if tells_of_someone_else(sentences[index]) or not _concealed(sentences, index):
         return []
-    hidden = [(_COVERED[m.concept], m) for m in concepts if m.concept in _COVERED]
+    # A method told as done is a past attempt hidden, not a plan ("i jumped off the parking
+    # deck in march … everyone thinks it was an accident and i let them").
+    done = any(m.concept == "past_act" for m in concepts)
+    hidden = [(_COVERED[m.concept], m) for m in concepts
+              if m.concept in _COVERED and not (done and m.concept == "method")]
     given = _given_away(sentences[index], index)
     return hidden + ([("plan", given)] if given is not None else [])
 
@@ -610,7 +626,8 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
                                 and bool(set(sentence.words) & FIRST_PERSON))
         at_work = has(sentence, "workplace")
         if means is not None and ("possession" in window or darkened) and (
-            window & {"purpose", "self_kill", "self_kill_weak", "death_wish"} or darkened
+            window & {"purpose", "self_kill", "self_kill_weak", "death_wish", "commitment"}
+            or darkened
         ):
             add("means_access", means,
                 imminent=bool(window & {"time", "commitment", "plan", "preparation"}))
@@ -639,6 +656,11 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
             # "… I walk past them every morning and think about using them."
             add("means_access", next(m for m in concepts if m.concept in _DARK_WITH),
                 imminent=bool(window & {"time", "commitment", "plan", "preparation"}))
+            context = True
+        if means is not None and "possession" in own and set(sentence.words) & FIRST_PERSON \
+                and _time_alone(sentences, index):
+            # "I've got the rope. Tonight.": a time told alone beside means the patient has.
+            add("plan", means, imminent=True)
             context = True
         if own & {"means", "method_weak"} and "covert" in window and (
                 set(sentence.words) & FIRST_PERSON or not tells_of_someone_else(sentence)):
