@@ -2117,3 +2117,46 @@ def test_text_speak_b_lyf_jumpd_and_a_hidden_past_attempt(text, expected):
 ])
 def test_a_time_told_alone_beside_means_and_that_being_it(text, expected):
     assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("It's going to be tonight. I've got enough of my insulin.", "imminent"),
+    ("Right, so it's tonight then. The pills are on the table in front of me.", "imminent"),
+    ("I'm going to swallow them all with vodka tonight.", "imminent"),
+    ("I'll take them all to the vet when my flatmate goes to her parents' this weekend.", "low"),
+    ("ive got the pills counted out for the week in my dosette box", "low"),
+    ("I have my coffee in front of me, I'm ready for the call.", "low"),
+])
+def test_tonight_as_a_commitment_means_in_front_of_me_and_tablets_carried_or_sorted(text,
+                                                                                    expected):
+    assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I drove out past the quarry twice, just to look at the drop. The note's written.",
+     "imminent"),
+    ("I've chosen the tree for the swing in the garden. I have the rope.", "low"),
+    ("The plan's simple. The snacks I've saved and a bottle of gin for the party.", "low"),
+])
+def test_a_quarry_is_a_place_of_a_method_and_a_swing_or_a_party_is_ordinary(text, expected):
+    assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I still have my dad's old revolver in a shoebox in my wardrobe. I take it out "
+     "sometimes.", "high"),
+    ("My roommate has a gun and he's away all week. I know where he keeps it.", "high"),
+    ("I've got my late dad's morphine still, I never handed it in and I don't want to.", "high"),
+    ("I still have my dad's old watch in a shoebox in my wardrobe.", "low"),
+    ("My roommate has a gun licence for the shooting club.", "low"),
+])
+def test_a_gun_taken_out_or_found_and_morphine_never_handed_in(text, expected):
+    assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I keep my pills in my bag. I'm just waiting for the bus now.", "low"),
+    ("I'm just waiting for it all to be over. I've got my pills.", "imminent"),
+])
+def test_waiting_for_someone_or_something_is_no_commitment(text, expected):
+    assert _lexicons_level(text) == expected

@@ -349,6 +349,18 @@ _SENSE_AFTER_TWO = {
     **dict.fromkeys((("high", "enough"), ("strong", "enough")),
                     frozenset({"to", "for"})),
     ("be", "enough"): frozenset({"for"}),
+    # "I'll take them all to the vet": carried somewhere, not swallowed.
+    ("them", "all"): frozenset({"to", "out", "home", "back", "along", "inside", "outside",
+                                "upstairs", "downstairs"}),
+}
+
+
+# The same, for the two words after a phrase's last word: "(just) waiting" for a person, a
+# bus or a result is no commitment; "just waiting for it to be over" is.
+_SENSE_AFTER_PAIR = {
+    "waiting": frozenset(("for", word) for word in (
+        "him", "her", "them", "you", "us", "my", "his", "their", "your", "our", "the", "a",
+        "an", "someone", "somebody")),
 }
 
 
@@ -356,7 +368,8 @@ def _another_sense(words: list[str], offset: int, mention: Mention) -> bool:
     last = mention.end - offset
     return last < len(words) and (
         words[last] in _SENSE_AFTER.get(words[last - 1], ())
-        or words[last] in _SENSE_AFTER_TWO.get(tuple(words[max(0, last - 2):last]), ()))
+        or words[last] in _SENSE_AFTER_TWO.get(tuple(words[max(0, last - 2):last]), ())
+        or tuple(words[last:last + 2]) in _SENSE_AFTER_PAIR.get(words[last - 1], ()))
 
 
 # A phrase read in one written form of its first word only: "my sister gets the albums" names
