@@ -2160,3 +2160,19 @@ def test_a_gun_taken_out_or_found_and_morphine_never_handed_in(text, expected):
 ])
 def test_waiting_for_someone_or_something_is_no_commitment(text, expected):
     assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "raised"), [
+    ("I've deleted my search history so nobody finds what I looked up.", True),
+    ("I put my cat's food and the vet's number on the fridge for whoever comes after.", True),
+    ("I've been sorting out who gets my things, and I've told no one why.", True),
+    ("I cancelled all my appointments after this one, there's no point anymore.", True),
+    # Everyday preparations: raised unless every trained reader hears ordinary talk.
+    ("I've deleted my search history because my partner is planning my surprise party.",
+     False),
+    ("I cancelled all my appointments after this one, I'm going on holiday.", False),
+])
+def test_history_deleted_appointments_cancelled_and_things_sorted_without_saying_why(text,
+                                                                                     raised):
+    level = apply_safety_floor({"level": "low"}, detect_crisis(f"Patient: {text}"))["level"]
+    assert (level in ("high", "imminent")) is raised

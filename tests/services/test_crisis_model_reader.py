@@ -411,7 +411,7 @@ def test_the_phrase_patterns_tell_which_turn_raised_what():
     "I cancelled my gym membership to save money.",
     "I paid off my credit card this month, finally!",
     "I deactivated my Facebook because it was making me anxious.",
-    "We picked a date for the party.",
+    "We picked a date for the christening.",
     "I need to update my life insurance beneficiary since the divorce.",
     "I tied up loose ends at work before my vacation.",
     "I scouted a few new apartments this weekend.",
