@@ -127,7 +127,6 @@ def test_corpus_signals_are_well_formed(entry):
         ("I wish I was dead.", "wish_to_be_dead"),
         ("Sometimes I wish I could go to sleep and not wake up.", "wish_to_be_dead"),
         ("I don't want to live anymore.", "wish_to_be_dead"),
-        ("Everyone would be better off without me.", "wish_to_be_dead"),
         ("What's the point of living like this?", "wish_to_be_dead"),
         ("I've had thoughts of killing myself.", "suicidal_ideation"),
         ("I can't stop thinking about killing myself.", "suicidal_ideation"),
@@ -1281,7 +1280,8 @@ def test_someone_elses_risk_asked_about(text, raised):
     ("Patient: My mum took an overdose last year.", False),
     ("Patient: My housemate cut herself again last night.", False),
     ("Patient: My mum found me after I took an overdose last year.", True),
-    ("Patient: My stepdad would be better off without me.", True),
+    ("Patient: My stepdad would be better off if I was dead.", True),
+    ("Patient: My stepdad would be better off without me.", False),  # a burden (review)
 ])
 def test_a_relative_or_flatmate_who_acted_is_someone_else(text, raised):
     assert _lexicons_raise(text) is raised
@@ -2176,3 +2176,26 @@ def test_history_deleted_appointments_cancelled_and_things_sorted_without_saying
                                                                                      raised):
     level = apply_safety_floor({"level": "low"}, detect_crisis(f"Patient: {text}"))["level"]
     assert (level in ("high", "imminent")) is raised
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I have a plan. It involves my car and the quarry.", "imminent"),
+    ("I've got a plan. The bridge on the bypass.", "imminent"),
+    ("I've worked out a plan. The train line behind the school.", "imminent"),
+    ("I've got a plan. The bridge club on Tuesday and the gym on Wednesday.", "low"),
+    ("I made a plan last night. The rope swing for the kids.", "low"),
+])
+def test_a_plan_told_and_then_its_method_is_imminent(text, expected):
+    assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # Others better off without the patient is a burden, a review cue (SPEC: soft cues at
+    # "moderate"); others better off with the patient dead is a wish to be dead.
+    ("Everyone would be better off without me.", "moderate"),
+    ("nobody would even notice if i wasnt around, thats how it feels latley", "moderate"),
+    ("Everyone would be better off if I was dead.", "high"),
+    ("My kids would be better off if I wasn't around.", "high"),
+])
+def test_better_off_without_me_is_a_burden_and_better_off_dead_a_wish(text, expected):
+    assert _lexicons_level(text) == expected

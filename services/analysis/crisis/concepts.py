@@ -486,8 +486,12 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
             # "dead tired", "sleep forever haha"; but "not wake up in the morning" is meant.
             idiom = set(sentence.words[mention.end - sentence.offset:][:1]) & (
                 _IDIOM_AFTER_DEATH if mention.end - mention.start == 1 else _IDIOM_AFTER_PHRASE)
-            burden = any(m.concept == "burden" and m.start < mention.end and mention.start < m.end
-                         for m in concepts)  # "I'm dead weight"
+            # "I'm dead weight"; "nobody would even notice if I wasn't around": an absence
+            # told as a condition beside a burden is the burden (review).
+            conditional = sentence.words[mention.start - sentence.offset] == "if"
+            burden = any(m.concept == "burden" and (
+                conditional or (m.start < mention.end and mention.start < m.end))
+                for m in concepts)
             if (mention.concept == "death_wish" and not idiom and not burden) or (
                 mention.concept == "death_weak" and _death_is_wished(sentence, mention, concepts)
             ):
@@ -595,8 +599,9 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
                 "plan" in window and not has(sentence, "accident"))):  # not "planning a trip"
             add("method", first["method_weak"])
             context = True
-            if "plan" in window and timed:
-                # "I've got it all planned. Friday night, the bridge on Main Street."
+            if "plan" in window and (timed or "plan" not in own):
+                # "I've got it all planned. Friday night, the bridge on Main Street.", "I have
+                # a plan. The bridge on the bypass.": a plan told, and its method beside it.
                 add("plan", first["method_weak"], imminent=True)
         means = first.get("means")
         if method is None and means is not None and "purpose" in own and window & {

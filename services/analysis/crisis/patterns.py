@@ -390,8 +390,8 @@ PATTERNS: tuple[Pattern, ...] = (
              "wake", negation_in_pattern=True),
     Pattern(WISH_TO_BE_DEAD,
              r"\bbetter\s+off\s+(?:dead|not\s+existing|not\s+alive|not\s+being\s+(?:here|alive))\b"
-             r"|\b(?:better\s+off|happier|better|easier)\s+(?:without\s+me"
-             r"|if\s+I\s+(?:was|were|wasn'?t|weren'?t)\s+(?:dead|gone|here|around|alive))\b",
+             r"|\b(?:better\s+off|happier|better|easier)\s+"
+             r"if\s+I\s+(?:was|were)\s+(?:dead|gone)\b",
              "off better happier easier | dead me was were wasn weren existing alive being",
              negation_in_pattern=True),
     Pattern(WISH_TO_BE_DEAD,
