@@ -2199,3 +2199,14 @@ def test_a_plan_told_and_then_its_method_is_imminent(text, expected):
 ])
 def test_better_off_without_me_is_a_burden_and_better_off_dead_a_wish(text, expected):
     assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # "I don't know how …" keeps its negation off what follows, not off its own "know how".
+    ("I'm just tired, like tired tired, you know? I don't know how much longer I can keep "
+     "doing this, the caregiving and the job and all of it.", "moderate"),
+    ("I don't know how to stop thinking about killing myself.", "high"),
+])
+def test_not_knowing_how_much_longer_is_no_plan(text, expected):
+    assert apply_safety_floor({"level": "low"}, detect_crisis(f"Patient: {text}"))["level"] \
+        == expected

@@ -107,7 +107,12 @@ def _negated(sentence: Sentence, mention: Mention) -> bool:
     for cue in sentence.mentions:
         if cue.concept != "negation" or _covered(sentence, cue.start):
             continue
-        if any(e.start <= cue.start < e.end for e in exceptions):
+        inside = [e for e in exceptions if e.start <= cue.start < e.end]
+        if any(cue.start < mention.start and mention.end <= e.end for e in inside):
+            # "I don't know how much longer …": an exception keeps the negation off what
+            # follows it, not off its own words after the cue ("know how" is no plan).
+            return True
+        if inside:
             continue
         before = start <= cue.start < mention.start and \
             mention.start - cue.end <= MODIFIER_WINDOW_TOKENS and \
