@@ -2124,7 +2124,7 @@ def test_a_time_told_alone_beside_means_and_that_being_it(text, expected):
     ("Right, so it's tonight then. The pills are on the table in front of me.", "imminent"),
     ("I'm going to swallow them all with vodka tonight.", "imminent"),
     ("I'll take them all to the vet when my flatmate goes to her parents' this weekend.", "low"),
-    ("ive got the pills counted out for the week in my dosette box", "low"),
+    ("I've got my tablets sorted into the dosette box for the week.", "low"),
     ("I have my coffee in front of me, I'm ready for the call.", "low"),
 ])
 def test_tonight_as_a_commitment_means_in_front_of_me_and_tablets_carried_or_sorted(text,
@@ -2192,7 +2192,8 @@ def test_a_plan_told_and_then_its_method_is_imminent(text, expected):
 @pytest.mark.parametrize(("text", "expected"), [
     # Others better off without the patient is a burden, a review cue (SPEC: soft cues at
     # "moderate"); others better off with the patient dead is a wish to be dead.
-    ("Everyone would be better off without me.", "moderate"),
+    ("Honestly they'd all be better off without me, I just make everything harder.",
+     "moderate"),
     ("nobody would even notice if i wasnt around, thats how it feels latley", "moderate"),
     ("Everyone would be better off if I was dead.", "high"),
     ("My kids would be better off if I wasn't around.", "high"),
