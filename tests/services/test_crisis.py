@@ -2211,3 +2211,11 @@ def test_better_off_without_me_is_a_burden_and_better_off_dead_a_wish(text, expe
 def test_not_knowing_how_much_longer_is_no_plan(text, expected):
     assert apply_safety_floor({"level": "low"}, detect_crisis(f"Patient: {text}"))["level"] \
         == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I've given my dogs to my sister for good, and I didn't tell her why.", "high"),
+    ("My sister would take my dogs if I asked, she loves them.", "low"),
+])
+def test_pets_given_without_saying_why_and_pets_that_would_be_taken(text, expected):
+    assert _lexicons_level(text) == expected

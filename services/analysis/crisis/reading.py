@@ -402,6 +402,17 @@ def _sees_no_time(words: list[str], offset: int, mention: Mention,
     return not (len(between) <= 2 and all(word in _BEFORE_UNSEEN_TIME for word in between))
 
 
+_CONDITIONAL = frozenset({"would", "could", "might"})
+
+
+def _conditional_everyday(words: list[str], offset: int, mentions: list[Mention]) -> set[
+        tuple[int, int]]:
+    """The spans of everyday preparations told as what would happen ("my sister would take my
+    dogs if I asked", "who would look after the cat"): not done, so no preparation."""
+    return {(m.start, m.end) for m in mentions if m.concept == "preparation_everyday"
+            and _CONDITIONAL.intersection(words[max(0, m.start - offset - 2):m.start - offset])}
+
+
 def names(sentences: list[Sentence], concepts: frozenset[str]) -> bool:
     """Whether the turn names any of these concepts, asserted or not."""
     return any(m.concept in concepts for s in sentences for m in s.mentions)
@@ -425,8 +436,11 @@ def read_turn(text: str) -> list[Sentence]:
         stems = [stem for _, stem in pairs]
         index = len(sentences)
         matched = _match(stems, offset, index)
+        conditional = _conditional_everyday(words, offset, matched)
         mentions = [m for m in matched if not _another_sense(words, offset, m)
                     and not _other_form(words, offset, m)
+                    and not (m.concept in ("preparation_everyday", "preparation")
+                             and (m.start, m.end) in conditional)
                     and not _sees_no_time(words, offset, m, matched)]
         mentions += _past_years(words, offset, index)
         sentences.append(Sentence(words, stems, offset, mentions))
