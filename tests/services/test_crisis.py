@@ -2219,3 +2219,11 @@ def test_not_knowing_how_much_longer_is_no_plan(text, expected):
 ])
 def test_pets_given_without_saying_why_and_pets_that_would_be_taken(text, expected):
     assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I took the blade out of a pencil sharpener today. You know what for.", "high"),
+    ("I took the blade out of the pencil sharpener to fix it.", "low"),
+])
+def test_a_sharpener_taken_apart_to_fix_it_is_ordinary(text, expected):
+    assert _lexicons_level(text) == expected
