@@ -2227,3 +2227,12 @@ def test_pets_given_without_saying_why_and_pets_that_would_be_taken(text, expect
 ])
 def test_a_sharpener_taken_apart_to_fix_it_is_ordinary(text, expected):
     assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("My second attempt was in March.", "high"),
+    ("My second attempt at the driving test was in March.", "low"),
+    ("They found me in the garage fixing the bike.", "low"),
+])
+def test_a_second_attempt_and_a_garage_with_a_bike_in_it(text, expected):
+    assert _lexicons_level(text) == expected

@@ -349,6 +349,9 @@ _SENSE_AFTER_TWO = {
     **dict.fromkeys((("high", "enough"), ("strong", "enough")),
                     frozenset({"to", "for"})),
     ("be", "enough"): frozenset({"for"}),
+    # "my second attempt at the driving test"
+    **dict.fromkeys((("first", "attempt"), ("second", "attempt"), ("third", "attempt")),
+                    frozenset({"at", "to", "of", "on", "for"})),
     # "I'll take them all to the vet": carried somewhere, not swallowed.
     ("them", "all"): frozenset({"to", "out", "home", "back", "along", "inside", "outside",
                                 "upstairs", "downstairs"}),
