@@ -108,7 +108,7 @@ def _negated(sentence: Sentence, mention: Mention) -> bool:
         if cue.concept != "negation" or _covered(sentence, cue.start):
             continue
         inside = [e for e in exceptions if e.start <= cue.start < e.end]
-        if any(cue.start < mention.start and mention.end <= e.end for e in inside):
+        if any(cue.end <= mention.start and mention.end <= e.end for e in inside):
             # "I don't know how much longer …": an exception keeps the negation off what
             # follows it, not off its own words after the cue ("know how" is no plan).
             return True
