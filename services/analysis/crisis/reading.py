@@ -322,46 +322,43 @@ def _past_years(words: list[str], offset: int, sentence: int) -> list[Mention]:
             and words[i - 1] in _YEAR_MARKERS]
 
 
-# A phrase whose last word, with the word after it, says something else: "I won't be around
-# the office tomorrow", "not sticking around the party" are about a place; "saves me trips",
-# "saving money" are no medicine saved up; "in case my trousers are loose", "in case of fire"
-# name an everyday need, not "in case it gets too much".
+# A phrase whose last word or two, with the word or two after them, say something else:
+# "I won't be around the office tomorrow", "not sticking around the party" are about a place;
+# "saves me trips", "saving money" are no medicine saved up; "in case my trousers are loose",
+# "in case of fire" name an everyday need, not "in case it gets too much"; "throw myself a
+# party", "threw myself into work"; "high enough for the lorries", "would be enough for the
+# whole trip" measure something else; "(just) waiting" for a person, a bus or a result is no
+# commitment ("just waiting for it to be over" is). Keyed by the phrase's last words, valued
+# by the words that may follow them.
 _OTHERS_THINGS = frozenset({"the", "my", "your", "his", "her", "our", "their", "those", "these"})
-_SENSE_AFTER = {
-    "around": _OTHERS_THINGS,
-    "case": _OTHERS_THINGS | frozenset({"of", "you", "he", "she", "we", "they", "someone",
-                                        "anyone", "somebody", "anybody"}),
+
+
+def _one(words: frozenset[str] | set[str]) -> frozenset[tuple[str, ...]]:
+    return frozenset((word,) for word in words)
+
+
+_SENSE_AFTER: dict[tuple[str, ...], frozenset[tuple[str, ...]]] = {
+    ("around",): _one(_OTHERS_THINGS),
+    ("case",): _one(_OTHERS_THINGS | {"of", "you", "he", "she", "we", "they", "someone",
+                                      "anyone", "somebody", "anybody"}),
     # "everyone's acting like I'm fine" (the "like" dropped as a filler) is no play acted.
-    "acting": frozenset({"i", "we", "he", "she", "they", "you"}),
+    ("acting",): _one({"i", "we", "he", "she", "they", "you"}),
     # "the most painless way to get a tattoo"; "asked what the most painless way is" leaves
     # the act unsaid.
-    "way": frozenset({"to", "of", "for", "into", "through", "around", "home", "there"}),
-    **dict.fromkeys(("save", "saves", "saved", "saving"),
-                    frozenset({"me", "us", "you", "time", "money"})),
-}
-
-
-# The same, for a phrase's last two words: "throw myself a party", "threw myself into work";
-# "high enough for the lorries", "would be enough for the whole trip" measure something else.
-_SENSE_AFTER_TWO = {
+    ("way",): _one({"to", "of", "for", "into", "through", "around", "home", "there"}),
+    **dict.fromkeys((("save",), ("saves",), ("saved",), ("saving",)),
+                    _one({"me", "us", "you", "time", "money"})),
     **dict.fromkeys((("throw", "myself"), ("threw", "myself"), ("throwing", "myself")),
-                    frozenset({"a", "an", "into", "at"})),
-    **dict.fromkeys((("high", "enough"), ("strong", "enough")),
-                    frozenset({"to", "for"})),
-    ("be", "enough"): frozenset({"for"}),
+                    _one({"a", "an", "into", "at"})),
+    **dict.fromkeys((("high", "enough"), ("strong", "enough")), _one({"to", "for"})),
+    ("be", "enough"): _one({"for"}),
     # "my second attempt at the driving test"
     **dict.fromkeys((("first", "attempt"), ("second", "attempt"), ("third", "attempt")),
-                    frozenset({"at", "to", "of", "on", "for"})),
+                    _one({"at", "to", "of", "on", "for"})),
     # "I'll take them all to the vet": carried somewhere, not swallowed.
-    ("them", "all"): frozenset({"to", "out", "home", "back", "along", "inside", "outside",
-                                "upstairs", "downstairs"}),
-}
-
-
-# The same, for the two words after a phrase's last word: "(just) waiting" for a person, a
-# bus or a result is no commitment; "just waiting for it to be over" is.
-_SENSE_AFTER_PAIR = {
-    "waiting": frozenset(("for", word) for word in (
+    ("them", "all"): _one({"to", "out", "home", "back", "along", "inside", "outside",
+                           "upstairs", "downstairs"}),
+    ("waiting",): frozenset(("for", word) for word in (
         "him", "her", "them", "you", "us", "my", "his", "their", "your", "our", "the", "a",
         "an", "someone", "somebody")),
 }
@@ -369,10 +366,11 @@ _SENSE_AFTER_PAIR = {
 
 def _another_sense(words: list[str], offset: int, mention: Mention) -> bool:
     last = mention.end - offset
-    return last < len(words) and (
-        words[last] in _SENSE_AFTER.get(words[last - 1], ())
-        or words[last] in _SENSE_AFTER_TWO.get(tuple(words[max(0, last - 2):last]), ())
-        or tuple(words[last:last + 2]) in _SENSE_AFTER_PAIR.get(words[last - 1], ()))
+    if last >= len(words):
+        return False
+    after = {tuple(words[last:last + 1]), tuple(words[last:last + 2])}
+    return any(not after.isdisjoint(_SENSE_AFTER.get(tuple(words[last - n:last]), ()))
+               for n in (1, 2) if n <= last)
 
 
 # A phrase read in one written form of its first word only: "my sister gets the albums" names
