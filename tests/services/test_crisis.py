@@ -1971,6 +1971,20 @@ def test_a_drug_cupboard_at_work_counts_beside_not_being_safe(text, expected):
 
 
 @pytest.mark.parametrize(("text", "expected"), [
+    ("I'm a nurse on the ward. I can get to the drug trolley whenever I want, and the way I've "
+     "been feeling lately that scares me.", "high"),
+    ("I work at the pharmacy. Being alone with all that stock at night isn't safe for me.",
+     "high"),
+    ("I work in a pharmacy and I have access to the rota. I have been feeling stressed about "
+     "the hours.", "low"),
+    ("I work in the pharmacy, I have access to the drugs cabinet keys as part of the job.",
+     "low"),
+])
+def test_the_stock_at_work_counts_beside_a_dark_state_or_not_being_safe(text, expected):
+    assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
     ("I'll get the groceries after work.", "low"),
     ("can i just get the appt", "low"),
     ("My sister gets the house and my brother gets the car.", "moderate"),

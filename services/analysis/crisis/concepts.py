@@ -422,7 +422,7 @@ _LEAD_CONCEPTS = frozenset({
     "self_harm_act", "self_harm_cue", "death_wish", "death_weak", "self_kill", "self_kill_weak",
     "act_pronoun", "past_act", "method", "method_weak", "means", "plan", "preparation",
     "preparation_weak", "burden", "hopeless", "farewell", "worth_living", "self_harm_deliberate",
-    "hope_doubted", "survival_regret", "attempt_told", "cover_story", "told_story",
+    "hope_doubted", "survival_regret", "attempt_told", "cover_story", "told_story", "drug_stock",
 })
 
 
@@ -661,6 +661,14 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
             # "… I walk past them every morning and think about using them."
             add("means_access", next(m for m in concepts if m.concept in _DARK_WITH),
                 imminent=bool(window & {"time", "commitment", "plan", "preparation"}))
+            context = True
+        if "drug_stock" in window and own & {"access", "unsafe"} and window & {
+                "unsafe", "dark_state"} and set(sentence.words) & FIRST_PERSON and any(
+                has(near, "workplace") for near in sentences[low:high]):
+            # "I work in a pharmacy. I have access to basically everything. And with how I've
+            # been feeling …": the stock at work, told beside a dark state or not being safe.
+            # The workplace counts as named, asserted or not ("I'm a nurse" reads as a topic).
+            add("means_access", first.get("access") or first["unsafe"])
             context = True
         if means is not None and "possession" in own and set(sentence.words) & FIRST_PERSON \
                 and _time_alone(sentences, index):
