@@ -1985,6 +1985,18 @@ def test_the_stock_at_work_counts_beside_a_dark_state_or_not_being_safe(text, ex
 
 
 @pytest.mark.parametrize(("text", "expected"), [
+    ("I'm taking all my pills at 11pm.", "imminent"),
+    ("The letter to my sister is scheduled to send at 6 a.m. I'm ready.", "imminent"),
+    ("I'm going to the gym at 6 a.m. tomorrow.", "low"),
+    # A time that recurs is a habit, not a time set.
+    ("I take my pills at midnight every day.", "low"),
+    ("I take all my tablets at 9 p.m. every night.", "low"),
+])
+def test_a_time_on_the_clock_is_a_time_set_and_a_recurring_one_is_a_habit(text, expected):
+    assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
     ("I'll get the groceries after work.", "low"),
     ("can i just get the appt", "low"),
     ("My sister gets the house and my brother gets the car.", "moderate"),

@@ -15,6 +15,7 @@ import functools
 import json
 import re
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 
 LEXICON_PATH = Path(__file__).with_name("lexicon.json")
@@ -414,6 +415,23 @@ def _conditional_everyday(words: list[str], offset: int, mentions: list[Mention]
             and _CONDITIONAL.intersection(words[max(0, m.start - offset - 2):m.start - offset])}
 
 
+# A habit told with its frequency ("I take my pills at 8am every morning", "at midnight every
+# day", "twice a day"): the sentence's times recur, so none is a time set.
+_RECURRING = frozenset({"day", "night", "morning", "evening", "afternoon", "week", "weekend",
+                        "month", "monday", "tuesday", "wednesday", "thursday", "friday",
+                        "saturday", "sunday"})
+_FREQUENCY_WORDS = frozenset({"daily", "nightly", "weekly"})
+_TIMES_A = frozenset({"once", "twice", "times"})
+
+
+def _habitual(words: list[str]) -> bool:
+    if _FREQUENCY_WORDS.intersection(words):
+        return True
+    return any((word in ("every", "each") and following in _RECURRING)
+               or (word in _TIMES_A and following == "a")
+               for word, following in pairwise(words))
+
+
 def names(sentences: list[Sentence], concepts: frozenset[str]) -> bool:
     """Whether the turn names any of these concepts, asserted or not."""
     return any(m.concept in concepts for s in sentences for m in s.mentions)
@@ -424,11 +442,19 @@ def names(sentences: list[Sentence], concepts: frozenset[str]) -> bool:
 _TRAILING_OFF = re.compile(r"(?:\.{2,}|\u2026)\s*(?=[a-z])")
 
 
+# A time on the clock ("at six a.m.", "3pm", "9:30 p.m."): one word of time, whose points end
+# no sentence.
+_CLOCK_TIME = re.compile(
+    r"\b(\d{1,2}(?::[0-5]\d)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+    r"\s*[ap]\.?\s?m\b\.?", re.IGNORECASE)
+
+
 def read_turn(text: str) -> list[Sentence]:
     sentences: list[Sentence] = []
     offset = 0
     if "\u2026" in text or ".." in text:
         text = _TRAILING_OFF.sub(" ", text)
+    text = _CLOCK_TIME.sub(lambda m: m[1].replace(":", " ") + " oclock ", text)
     for part in SENTENCE_RE.findall(text):
         pairs = _normalise(part)
         if not pairs:
@@ -443,6 +469,8 @@ def read_turn(text: str) -> list[Sentence]:
                     and not (m.concept in ("preparation_everyday", "preparation")
                              and (m.start, m.end) in conditional)
                     and not _sees_no_time(words, offset, m, matched)]
+        if _habitual(words):
+            mentions = [m for m in mentions if m.concept != "time"]
         mentions += _past_years(words, offset, index)
         sentences.append(Sentence(words, stems, offset, mentions))
         offset += len(words)
