@@ -1997,6 +1997,17 @@ def test_a_time_on_the_clock_is_a_time_set_and_a_recurring_one_is_a_habit(text, 
 
 
 @pytest.mark.parametrize(("text", "expected"), [
+    ("I wear a hoodie in PE now because of what's on my arms.", "high"),
+    ("I keep finding excuses to wear long sleeves. You know what that means.", "high"),
+    ("I wear bracelets to hide what's on my wrists.", "high"),
+    ("Look at what's on my arms, the kids drew all over me with markers.", "low"),
+    ("I wear long sleeves in the summer because I burn easily in the sun.", "low"),
+])
+def test_arms_covered_because_of_what_is_on_them(text, expected):
+    assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
     ("I'll get the groceries after work.", "low"),
     ("can i just get the appt", "low"),
     ("My sister gets the house and my brother gets the car.", "moderate"),
