@@ -2008,6 +2008,31 @@ def test_arms_covered_because_of_what_is_on_them(text, expected):
 
 
 @pytest.mark.parametrize(("text", "expected"), [
+    ("When my parents go away this weekend I'm using my dad's pills.", "imminent"),
+    ("I'm using my mum's sleeping pills on Friday when she's at work.", "imminent"),
+    ("I'm taking my dad's pills round to his flat on Sunday.", "low"),
+    ("I'm putting all my fentanyl patches on tonight.", "imminent"),
+    ("I'm putting my HRT patch on tomorrow morning.", "low"),
+    ("I'm going to stop my insulin after the holidays and not tell anyone why.", "high"),
+    ("The doctor says I can stop my insulin after the holidays if my sugars stay good.", "low"),
+    ("Friday night, the garage, band practice, door shut so the neighbours don't complain.",
+     "low"),
+    ("My nan's tablets need collecting this weekend, I'm taking her prescription in.", "low"),
+])
+def test_someone_elses_medicine_patches_and_insulin_stopped_in_secret(text, expected):
+    assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I've settled on Tuesday. The multi-storey by the hospital.", "imminent"),
+    ("We've settled on Tuesday for the kids' party at the soft play.", "low"),
+])
+def test_a_day_settled_on_beside_a_method_is_a_commitment(text, expected):
+    assert apply_safety_floor({"level": "low"}, detect_crisis(f"Patient: {text}"))["level"] == \
+        expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
     ("I'll get the groceries after work.", "low"),
     ("can i just get the appt", "low"),
     ("My sister gets the house and my brother gets the car.", "moderate"),

@@ -150,7 +150,12 @@ def _act_on_the_body(sentence: Sentence, mention: Mention) -> bool:
 _LIGATURES = frozenset({"rope", "noose", "cord", "ligature", "belt"})
 # Words that make medicine an overdose's amount ("all my", "the whole", "a handful").
 # A use stated after the means: "the rope to tie the canoe", "the rifle for deer season".
-_EVERYDAY_USE = frozenset({"to", "for", "hunting", "shooting", "at", "back"})
+_EVERYDAY_USE = frozenset({"to", "for", "hunting", "shooting", "at", "back", "round", "over"})
+# Patches are put on, not taken: "I'm putting all my fentanyl patches on tonight".
+_PATCH_VERBS = frozenset({"put", "putting", "stick", "sticking", "apply", "applying"})
+# Before a medicine: someone else's ("my dad's pills", "her sleeping pills").
+_OTHERS_OWN = frozenset({"his", "her", "their", "parents"})
+_ERRAND_AFTER = frozenset({"in", "out", "up", "along", "away", "home", "off"})
 _USE_VERBS = frozenset({"use", "using", "take", "taking", "inject", "injecting", "swallow",
                         "swallowing", "down", "drink", "drinking"})
 _AMOUNTS = frozenset({"all", "whole", "entire", "handful", "bunch", "dozen", "dozens", "every",
@@ -167,10 +172,18 @@ def _scheduled_means(sentence: Sentence, concepts: list[Mention]) -> Mention | N
         after = sentence.words[mention.end - sentence.offset:mention.end - sentence.offset + 2]
         before = sentence.words[max(sentence.offset, mention.start - 4) - sentence.offset:
                                 mention.start - sentence.offset]
-        if _EVERYDAY_USE.intersection(after) or not _USE_VERBS.intersection(before):
+        patch = "patch" in sentence.stems[mention.start - sentence.offset:
+                                          mention.end - sentence.offset]
+        verbs = _USE_VERBS | _PATCH_VERBS if patch else _USE_VERBS
+        if _EVERYDAY_USE.intersection(after) or not verbs.intersection(before):
             continue  # "use the rope to tie the canoe down", "clean my gun this weekend"
         if _LIGATURES.intersection(words) or any(
                 m.concept == "firearm" and m.start == mention.start for m in concepts):
+            return mention
+        if before[-1:] and (before[-1].endswith("'s") or before[-1] in _OTHERS_OWN) and \
+                not patch and not _ERRAND_AFTER.intersection(after):
+            # Someone else's medicine: "I'm using my dad's pills this weekend"; not "taking her
+            # prescription in".
             return mention
         if any(m.concept == "method_weak" and _AMOUNTS.intersection(
                 sentence.words[m.start - sentence.offset:m.end - sentence.offset])
