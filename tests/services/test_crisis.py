@@ -2024,6 +2024,18 @@ def test_someone_elses_medicine_patches_and_insulin_stopped_in_secret(text, expe
 
 
 @pytest.mark.parametrize(("text", "expected"), [
+    ("Tonight, the bridge. I'm done.", "imminent"),
+    ("I can't do this anymore, I want to kill myself. Sunday night, the garage.", "imminent"),
+    ("I've been thinking about killing myself a lot. Saturday, the top of the multi-storey, "
+     "level 7.", "imminent"),
+    ("I want to die of embarrassment. Friday, the car park by the school.", "low"),
+    ("Tonight, the bridge club. I'm done with the washing up at least.", "low"),
+])
+def test_a_sentence_of_a_time_and_a_place_beside_risk_is_the_plan(text, expected):
+    assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
     ("I've settled on Tuesday. The multi-storey by the hospital.", "imminent"),
     ("We've settled on Tuesday for the kids' party at the soft play.", "low"),
 ])

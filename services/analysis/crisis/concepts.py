@@ -727,7 +727,38 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
         doubted = next((m for m in sentence.mentions if m.concept == "hope_doubted"), None)
         if "hopeless" not in own and doubted is not None and _life_doubted(sentence, doubted):
             add(REVIEW, doubted, cue="hopeless")  # "I can't imagine things ever being okay"
+    raised = [f for f in findings if f.kind != REVIEW]
+    if raised and not any(f.imminent for f in raised):
+        # "Tonight, the bridge. I'm done.": beside risk told, a sentence that is only a time
+        # and a method's place is the plan with its time.
+        for sentence, concepts in zip(sentences, asserted, strict=True):
+            place = _time_and_place(sentence, concepts)
+            if place is not None:
+                findings.append(ConceptFinding("plan", True,
+                                               _quote(sentence, place, quote_words)))
+                break
     return findings
+
+
+# What a sentence of a time and a place may hold besides them: "Sunday, the top of the car
+# park, level 6."
+_FRAGMENT_WORDS = frozenset({"the", "a", "an", "my", "at", "on", "in", "of", "by", "off",
+                             "from", "then", "and", "level", "floor", "top", "side", "up",
+                             "night", "morning", "evening", "afternoon"})
+
+
+def _time_and_place(sentence: Sentence, concepts: list[Mention]) -> Mention | None:
+    """The method or means of a sentence holding nothing but a time and a method's place or
+    means (and articles, prepositions, a level's number)."""
+    place = next((m for m in concepts if m.concept in _MEANS_OR_METHOD), None)
+    if place is None or not any(m.concept == "time" for m in concepts):
+        return None
+    told = {at for m in concepts if m.concept in _MEANS_OR_METHOD | {"time"}
+            for at in range(m.start - sentence.offset, m.end - sentence.offset)}
+    if all(at in told or word in _FRAGMENT_WORDS or word.isdigit()
+           for at, word in enumerate(sentence.words)):
+        return place
+    return None
 
 
 # Just before a time word: a recurring time ("every other weekend"), a condition ("if I
