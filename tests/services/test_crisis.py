@@ -2036,6 +2036,18 @@ def test_a_sentence_of_a_time_and_a_place_beside_risk_is_the_plan(text, expected
 
 
 @pytest.mark.parametrize(("text", "expected"), [
+    # "at the game" is where everybody is, not a game's story.
+    ("Saturday, when everybody's at the game, I'm going to use my dad's gun in the shed.",
+     "imminent"),
+    ("In the game my character shoots himself with a gun.", "low"),
+    ("There's a shotgun in the hall cupboard, my dad uses it for the pigeons.", "low"),
+    ("I keep the pills in the drawer by my bed so I remember to take them.", "low"),
+])
+def test_a_game_gone_to_and_means_kept_for_everyday_use(text, expected):
+    assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
     ("I've settled on Tuesday. The multi-storey by the hospital.", "imminent"),
     ("We've settled on Tuesday for the kids' party at the soft play.", "low"),
 ])

@@ -356,6 +356,8 @@ _SENSE_AFTER: dict[tuple[str, ...], frozenset[tuple[str, ...]]] = {
     # "my second attempt at the driving test"
     **dict.fromkeys((("first", "attempt"), ("second", "attempt"), ("third", "attempt")),
                     _one({"at", "to", "of", "on", "for"})),
+    # "my dad uses it for the pigeons": someone else's everyday use.
+    ("uses", "it"): _one({"for", "to", "at", "on", "when", "every"}),
     # "I'll take them all to the vet": carried somewhere, not swallowed.
     ("them", "all"): _one({"to", "out", "home", "back", "along", "inside", "outside",
                            "upstairs", "downstairs"}),
