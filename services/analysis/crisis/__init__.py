@@ -101,6 +101,8 @@ DOUBT_READER_BELOW = 0.5
 ORDINARY_KINDS = frozenset({PLAN, MEANS_ACCESS, INTENT, METHOD})
 PREPARATION_CONCEPTS = frozenset({"preparation", "preparation_weak", "farewell", "cover_story",
                                   "told_story"})
+# Not being safe with oneself, told now, is neither ordinary talk nor doubted.
+_NOT_SAFE = frozenset({"unsafe"})
 # Earlier suicidal talk makes "do it" meaningful for this many following turns.
 CONTEXT_TURNS = 2
 
@@ -225,7 +227,8 @@ def _reads_as_ordinary(text: str, sentences: list[Sentence],
     word reader each below their ``ordinary_below``. Neither alone may overrule a finding
     (each rates some plain disclosures near 0)."""
     kinds = {f.kind for f in findings if f.kind != concepts.REVIEW}
-    if not kinds or not kinds <= ORDINARY_KINDS or assertion.names_dying(sentences):
+    if not kinds or not kinds <= ORDINARY_KINDS or assertion.names_dying(sentences) or \
+            names(sentences, _NOT_SAFE):
         return False
     if names(sentences, PREPARATION_CONCEPTS):
         # Everyday preparations alone ("I paid off my credit card this month, finally!"):
@@ -258,7 +261,8 @@ def _doubted(turn: Turn, sentences: list[Sentence], findings: list[concepts.Conc
     language models below DOUBT_BELOW. Such a turn goes to review, not escalation."""
     raised = [f for f in findings if f.kind != concepts.REVIEW]
     return bool(raised) and not any(f.imminent or f.kind == INTENT for f in raised) and \
-        _may_doubt(turn, sentences) and _models_hear_no_risk(turn.text, score)
+        not names(sentences, _NOT_SAFE) and _may_doubt(turn, sentences) and \
+        _models_hear_no_risk(turn.text, score)
 
 
 def _may_doubt(turn: Turn, sentences: list[Sentence]) -> bool:
