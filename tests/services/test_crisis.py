@@ -2048,6 +2048,18 @@ def test_a_game_gone_to_and_means_kept_for_everyday_use(text, expected):
 
 
 @pytest.mark.parametrize(("text", "expected"), [
+    ("I keep a razor blade in my phone case.", "high"),
+    ("I've got cyanide from the lab at home and I keep thinking about it.", "high"),
+    ("I tested the beam in the garage to see if it would hold me.", "imminent"),
+    ("I keep a spare key in my phone case.", "low"),
+    ("I bought a rope last week for the tyre swing in the garden.", "low"),
+    ("I tested the beam in the loft to see if it would hold the new water tank.", "low"),
+])
+def test_a_blade_kept_about_one_poisons_and_a_beam_for_a_tank(text, expected):
+    assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
     ("I've settled on Tuesday. The multi-storey by the hospital.", "imminent"),
     ("We've settled on Tuesday for the kids' party at the soft play.", "low"),
 ])

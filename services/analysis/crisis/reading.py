@@ -356,6 +356,8 @@ _SENSE_AFTER: dict[tuple[str, ...], frozenset[tuple[str, ...]]] = {
     # "my second attempt at the driving test"
     **dict.fromkeys((("first", "attempt"), ("second", "attempt"), ("third", "attempt")),
                     _one({"at", "to", "of", "on", "for"})),
+    # "to see if it would hold the new water tank": a weight that is not the patient's.
+    ("would", "hold"): _one(_OTHERS_THINGS | {"a", "an", "up", "together", "all", "both"}),
     # "my dad uses it for the pigeons": someone else's everyday use.
     ("uses", "it"): _one({"for", "to", "at", "on", "when", "every"}),
     # "I'll take them all to the vet": carried somewhere, not swallowed.
