@@ -2060,6 +2060,17 @@ def test_a_blade_kept_about_one_poisons_and_a_beam_for_a_tank(text, expected):
 
 
 @pytest.mark.parametrize(("text", "expected"), [
+    ("Some mornings I'm disappointed I woke up at all.", "high"),
+    ("I'm disappointed I woke up in the hospital.", "high"),
+    ("I envy people who die young.", "high"),
+    ("Some mornings I'm disappointed I woke up so early.", "low"),
+    ("I envy people who can sleep anywhere.", "low"),
+])
+def test_waking_up_regretted_and_the_dead_envied(text, expected):
+    assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
     ("I've settled on Tuesday. The multi-storey by the hospital.", "imminent"),
     ("We've settled on Tuesday for the kids' party at the soft play.", "low"),
 ])

@@ -358,6 +358,9 @@ _SENSE_AFTER: dict[tuple[str, ...], frozenset[tuple[str, ...]]] = {
                     _one({"at", "to", "of", "on", "for"})),
     # "to see if it would hold the new water tank": a weight that is not the patient's.
     ("would", "hold"): _one(_OTHERS_THINGS | {"a", "an", "up", "together", "all", "both"}),
+    # "disappointed I woke up so early": how, not that, one woke up.
+    ("woke", "up"): _one({"so", "too", "early", "late", "before", "with", "feeling",
+                          "this"}),
     # "my dad uses it for the pigeons": someone else's everyday use.
     ("uses", "it"): _one({"for", "to", "at", "on", "when", "every"}),
     # "I'll take them all to the vet": carried somewhere, not swallowed.
