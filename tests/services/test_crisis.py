@@ -2071,6 +2071,18 @@ def test_waking_up_regretted_and_the_dead_envied(text, expected):
 
 
 @pytest.mark.parametrize(("text", "expected"), [
+    ("After my mum's funeral I'm going to join her.", "imminent"),
+    ("By the time you read this I'll be dead.", "imminent"),
+    ("After my mum's funeral I'm going to join her choir.", "low"),
+    ("I'll be gone by Monday, the conference is in Berlin.", "low"),
+    ("I'm not going to be around after Friday, I'm flying out to Spain.", "low"),
+    ("By the time you get this I'll have finished the report.", "low"),
+])
+def test_timed_absences_explained_by_a_trip_or_a_choir(text, expected):
+    assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
     ("I've settled on Tuesday. The multi-storey by the hospital.", "imminent"),
     ("We've settled on Tuesday for the kids' party at the soft play.", "low"),
 ])

@@ -361,6 +361,11 @@ _SENSE_AFTER: dict[tuple[str, ...], frozenset[tuple[str, ...]]] = {
     # "disappointed I woke up so early": how, not that, one woke up.
     ("woke", "up"): _one({"so", "too", "early", "late", "before", "with", "feeling",
                           "this"}),
+    # "I'm going to join her choir": someone's company, not the dead.
+    **dict.fromkeys((("join", "her"), ("join", "him"), ("join", "them")),
+                    _one({"for", "at", "on", "choir", "club", "team", "group", "class", "gym",
+                          "band", "company", "firm", "business", "crew", "party", "trip",
+                          "walk", "book", "yoga", "church", "shift", "table", "course"})),
     # "my dad uses it for the pigeons": someone else's everyday use.
     ("uses", "it"): _one({"for", "to", "at", "on", "when", "every"}),
     # "I'll take them all to the vet": carried somewhere, not swallowed.
