@@ -2083,6 +2083,18 @@ def test_timed_absences_explained_by_a_trip_or_a_choir(text, expected):
 
 
 @pytest.mark.parametrize(("text", "expected"), [
+    ("I pressed a hot spoon on my leg last night.", "high"),
+    ("I stubbed my cigarette out on my wrist.", "high"),
+    ("I hit my legs with a hairbrush until they were purple.", "high"),
+    ("I slammed my head against the wall over and over yesterday.", "high"),
+    ("I burned my hand on a hot spoon making soup.", "low"),
+    ("I hit my legs on the coffee table in the dark.", "low"),
+])
+def test_a_hot_spoon_a_cigarette_and_a_head_against_the_wall(text, expected):
+    assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
     ("I've settled on Tuesday. The multi-storey by the hospital.", "imminent"),
     ("We've settled on Tuesday for the kids' party at the soft play.", "low"),
 ])
