@@ -2095,6 +2095,21 @@ def test_a_hot_spoon_a_cigarette_and_a_head_against_the_wall(text, expected):
 
 
 @pytest.mark.parametrize(("text", "expected"), [
+    ("I wonder if my tablets would be enough to kill me.", "high"),
+    ("I've worked out how many of my pills it would take.", "imminent"),
+    ("I have enough pills to last the week.", "low"),
+    ("I've wondered if the insulin would be enough to get me through the trip.", "low"),
+    ("I keep picturing myself stepping off the plane in Bali.", "low"),
+    ("I've been thinking about the rope in the shed and whether to use it for the hammock.",
+     "low"),
+    ("I've worked out how many of my pills I need for the holiday.", "low"),
+    ("I've been scouting car parks with cheap rates near work.", "low"),
+])
+def test_amounts_enough_for_a_trip_and_methods_with_an_everyday_sense(text, expected):
+    assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
     ("I've settled on Tuesday. The multi-storey by the hospital.", "imminent"),
     ("We've settled on Tuesday for the kids' party at the soft play.", "low"),
 ])

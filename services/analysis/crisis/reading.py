@@ -338,6 +338,10 @@ def _one(words: frozenset[str] | set[str]) -> frozenset[tuple[str, ...]]:
     return frozenset((word,) for word in words)
 
 
+# What an amount is enough for when it is no overdose: "enough to last the week".
+_ENOUGH_FOR = frozenset({"get", "last", "cover", "feed", "pay", "buy", "fill", "share", "keep"})
+
+
 _SENSE_AFTER: dict[tuple[str, ...], frozenset[tuple[str, ...]]] = {
     ("around",): _one(_OTHERS_THINGS),
     ("case",): _one(_OTHERS_THINGS | {"of", "you", "he", "she", "we", "they", "someone",
@@ -352,7 +356,14 @@ _SENSE_AFTER: dict[tuple[str, ...], frozenset[tuple[str, ...]]] = {
     **dict.fromkeys((("throw", "myself"), ("threw", "myself"), ("throwing", "myself")),
                     _one({"a", "an", "into", "at"})),
     **dict.fromkeys((("high", "enough"), ("strong", "enough")), _one({"to", "for"})),
-    ("be", "enough"): _one({"for"}),
+    # "would be enough to get me through the trip", "enough to last the week"
+    ("be", "enough"): _one({"for"}) | {("to", word) for word in _ENOUGH_FOR},
+    ("enough", "to"): _one(_ENOUGH_FOR),
+    # "stepping off the plane in Bali"
+    ("off", "the"): _one({"plane", "boat", "ferry", "bus", "ship", "escalator", "stage",
+                          "treadmill", "scales", "pitch", "court", "field", "coach"}),
+    # "whether to use it for the hammock"
+    ("use", "it"): frozenset(("for", word) for word in ("the", "a", "an", "our", "work")),
     # "my second attempt at the driving test"
     **dict.fromkeys((("first", "attempt"), ("second", "attempt"), ("third", "attempt")),
                     _one({"at", "to", "of", "on", "for"})),
