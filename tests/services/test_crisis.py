@@ -2110,6 +2110,17 @@ def test_amounts_enough_for_a_trip_and_methods_with_an_everyday_sense(text, expe
 
 
 @pytest.mark.parametrize(("text", "expected"), [
+    ("I crashed my car into a wall on purpose in the summer.", "high"),
+    ("I've made two attempts this year.", "high"),
+    ("I've made two attempts at the driving test this year.", "low"),
+    ("Last month I took a whole box of chocolates to the office party.", "low"),
+    ("I drive to work on purpose on Sundays to avoid the traffic.", "low"),
+])
+def test_attempts_counted_and_a_crash_on_purpose_with_a_time(text, expected):
+    assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
     ("I've settled on Tuesday. The multi-storey by the hospital.", "imminent"),
     ("We've settled on Tuesday for the kids' party at the soft play.", "low"),
 ])

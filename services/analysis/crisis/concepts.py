@@ -575,8 +575,10 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
                 ("past_act" in window and "past_act" not in own
                  and own & {"method", "method_weak", "self_harm_deliberate"})
                 # "I drove my car into the guardrail on purpose, two months ago."
+                # "I crashed my car into a wall on purpose in the summer": a method told as
+                # such needs only a time, a weak one ("drive") something recent.
                 or ("self_harm_deliberate" in own and own & {"method", "method_weak"}
-                    and recent_near)):
+                    and (recent_near or "method" in own))):
             # "I've only been out of the ICU since Monday. I didn't fall, I jumped."
             act = first.get("method") or first.get("method_weak") or \
                 first["self_harm_deliberate"]

@@ -364,8 +364,10 @@ _SENSE_AFTER: dict[tuple[str, ...], frozenset[tuple[str, ...]]] = {
                           "treadmill", "scales", "pitch", "court", "field", "coach"}),
     # "whether to use it for the hammock"
     ("use", "it"): frozenset(("for", word) for word in ("the", "a", "an", "our", "work")),
-    # "my second attempt at the driving test"
-    **dict.fromkeys((("first", "attempt"), ("second", "attempt"), ("third", "attempt")),
+    # "my second attempt at the driving test", "two attempts at the exam"
+    **dict.fromkeys((("first", "attempt"), ("second", "attempt"), ("third", "attempt"),
+                     ("two", "attempts"), ("three", "attempts"), ("several", "attempts"),
+                     ("few", "attempts"), ("2", "attempts"), ("3", "attempts")),
                     _one({"at", "to", "of", "on", "for"})),
     # "to see if it would hold the new water tank": a weight that is not the patient's.
     ("would", "hold"): _one(_OTHERS_THINGS | {"a", "an", "up", "together", "all", "both"}),
