@@ -2121,6 +2121,18 @@ def test_attempts_counted_and_a_crash_on_purpose_with_a_time(text, expected):
 
 
 @pytest.mark.parametrize(("text", "expected"), [
+    ("I feel like I'm just a weight around everyone's neck.", "moderate"),
+    ("Everyone would be less stressed if I wasn't in the picture.", "moderate"),
+    ("Nothing is ever going to change for me.", "moderate"),
+    ("I gave my guitar to my nephew. I won't be playing it anymore.", "moderate"),
+    ("Nothing will ever change my mind about pineapple on pizza.", "low"),
+    ("I feel like I'm carrying a weight around with this project.", "low"),
+])
+def test_a_weight_on_others_nothing_ever_changing_and_a_guitar_given_for_good(text, expected):
+    assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
     ("I've settled on Tuesday. The multi-storey by the hospital.", "imminent"),
     ("We've settled on Tuesday for the kids' party at the soft play.", "low"),
 ])

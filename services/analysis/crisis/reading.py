@@ -379,6 +379,8 @@ _SENSE_AFTER: dict[tuple[str, ...], frozenset[tuple[str, ...]]] = {
                     _one({"for", "at", "on", "choir", "club", "team", "group", "class", "gym",
                           "band", "company", "firm", "business", "crew", "party", "trip",
                           "walk", "book", "yoga", "church", "shift", "table", "course"})),
+    # "nothing will ever change my mind": a mind, not one's life.
+    ("ever", "change"): _one({"my", "your", "his", "her", "their", "our"}),
     # "my dad uses it for the pigeons": someone else's everyday use.
     ("uses", "it"): _one({"for", "to", "at", "on", "when", "every"}),
     # "I'll take them all to the vet": carried somewhere, not swallowed.
