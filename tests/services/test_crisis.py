@@ -2133,6 +2133,18 @@ def test_a_weight_on_others_nothing_ever_changing_and_a_guitar_given_for_good(te
 
 
 @pytest.mark.parametrize(("text", "expected"), [
+    ("I gave my late dad's medals to my grandson last week.", "moderate"),
+    ("Gave my niece my ring collection, she should have it now.", "moderate"),
+    ("I gave my notes back to my classmate.", "low"),
+    ("I gave my sister a lift to work.", "low"),
+    ("I gave my seat to an old lady on the bus.", "low"),
+    ("My dad gave my old bike to my cousin.", "low"),
+])
+def test_ones_own_things_given_to_someone_named_are_a_farewell_to_review(text, expected):
+    assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
     ("I've settled on Tuesday. The multi-storey by the hospital.", "imminent"),
     ("We've settled on Tuesday for the kids' party at the soft play.", "low"),
 ])

@@ -332,6 +332,34 @@ def _given_away(sentence: Sentence, number: int) -> Mention | None:
     return None
 
 
+# How far after "gave my" the one who receives may come: "gave my fav hoodie and my
+# headphones to my friends".
+_BELONGINGS_REACH = 10
+_GAVE = frozenset({"gave", "given", "handed"})
+
+
+def _belongings_given(sentence: Sentence, number: int) -> Mention | None:
+    """The patient's own things given to someone named ("I gave my mom's ring to my niece",
+    "Gave my nephew my watch collection last week"): a farewell to review, as the writers of
+    the blind sets read it. Not what someone else gave, nor a thing given back."""
+    words = sentence.words
+    if not _GAVE.intersection(words) or "back" in words:
+        return None  # most sentences give nothing
+    receivers = {m.start - sentence.offset: m.end - sentence.offset for m in sentence.mentions
+                 if m.concept == "others"}
+    for i, word in enumerate(words):
+        if word not in _GAVE or (i > 0 and "i" not in words[:i]):
+            continue
+        if words[i + 1:i + 2] == ["my"] and any(
+                words[j - 1] == "to" and j in receivers
+                for j in range(i + 3, min(len(words), i + 1 + _BELONGINGS_REACH))):
+            return Mention("farewell", sentence.offset + i, sentence.offset + i + 1, number)
+        end = receivers.get(i + 1)
+        if end is not None and words[end:end + 1] == ["my"]:
+            return Mention("farewell", sentence.offset + i, sentence.offset + i + 1, number)
+    return None
+
+
 # What a cover story hides: things given away, means bought, an injury treated.
 _COVERED = {"farewell": "plan", "preparation_weak": "plan", "method": "plan",
             "means": "means_access", "self_harm_cue": "self_harm"}
@@ -454,7 +482,8 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
             antecedent: bool = False) -> list[ConceptFinding]:
     """``find`` for a turn already read with ``read_turn``. ``antecedent``: the turn answers a
     proposal (``proposes_an_act``), so its "do it" needs suicidal talk to be the act."""
-    if not any(m.concept in _LEAD_CONCEPTS for s in sentences for m in s.mentions):
+    if not any(m.concept in _LEAD_CONCEPTS for s in sentences for m in s.mentions) and \
+            not any(_GAVE.intersection(s.words) for s in sentences):
         return []
     asserted = asserted_concepts(sentences)
     if antecedent and not earlier_context:
@@ -726,6 +755,9 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
         for cue in ("burden", "hopeless", "farewell"):
             if cue in own:
                 add(REVIEW, first[cue], cue=cue)
+        belongings = None if "farewell" in own else _belongings_given(sentence, index)
+        if belongings is not None:
+            add(REVIEW, belongings, cue="farewell")
         doubted = next((m for m in sentence.mentions if m.concept == "hope_doubted"), None)
         if "hopeless" not in own and doubted is not None and _life_doubted(sentence, doubted):
             add(REVIEW, doubted, cue="hopeless")  # "I can't imagine things ever being okay"
