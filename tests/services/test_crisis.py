@@ -2145,6 +2145,22 @@ def test_ones_own_things_given_to_someone_named_are_a_farewell_to_review(text, e
 
 
 @pytest.mark.parametrize(("text", "expected"), [
+    ("Honestly I'm so tired of everything.", "moderate"),
+    ("There's no use trying anymore.", "moderate"),
+    ("I can't see any way forward.", "moderate"),
+    ("I've stopped making plans, I'm just running out the clock.", "moderate"),
+    ("I feel like I'm always in everyone's way.", "moderate"),
+    ("I'm such a weight on my husband.", "moderate"),
+    ("I'm only making problems for my family.", "moderate"),
+    ("I deleted all my socials last night.", "moderate"),
+    ("I'm tired of trying to find a parking space near work.", "low"),
+    ("I'm so tired of everything being so expensive.", "low"),
+])
+def test_hopelessness_burden_and_goodbyes_told_plainly_are_reviewed(text, expected):
+    assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
     ("I've settled on Tuesday. The multi-storey by the hospital.", "imminent"),
     ("We've settled on Tuesday for the kids' party at the soft play.", "low"),
 ])

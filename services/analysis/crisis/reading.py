@@ -379,6 +379,8 @@ _SENSE_AFTER: dict[tuple[str, ...], frozenset[tuple[str, ...]]] = {
                     _one({"for", "at", "on", "choir", "club", "team", "group", "class", "gym",
                           "band", "company", "firm", "business", "crew", "party", "trip",
                           "walk", "book", "yoga", "church", "shift", "table", "course"})),
+    # "tired of everything being so expensive": a complaint about something.
+    ("of", "everything"): _one({"being", "costing", "going", "taking"}),
     # "nothing will ever change my mind": a mind, not one's life.
     ("ever", "change"): _one({"my", "your", "his", "her", "their", "our"}),
     # "my dad uses it for the pigeons": someone else's everyday use.
