@@ -2161,6 +2161,16 @@ def test_hopelessness_burden_and_goodbyes_told_plainly_are_reviewed(text, expect
 
 
 @pytest.mark.parametrize(("text", "expected"), [
+    ("I been thinkin about endin it all.", "high"),
+    ("Nothin's gonna change for me.", "moderate"),
+    ("I don't see it gettin' any better.", "moderate"),
+    ("I'm tryin to get the kids to eat their veg.", "low"),
+])
+def test_words_with_their_g_dropped_read_as_written_in_full(text, expected):
+    assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
     ("I've settled on Tuesday. The multi-storey by the hospital.", "imminent"),
     ("We've settled on Tuesday for the kids' party at the soft play.", "low"),
 ])
