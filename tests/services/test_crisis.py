@@ -2171,6 +2171,20 @@ def test_words_with_their_g_dropped_read_as_written_in_full(text, expected):
 
 
 @pytest.mark.parametrize(("text", "expected"), [
+    ("I apologised to my brother for everything I've ever done.", "moderate"),
+    ("I told my kids where the house deeds are.", "moderate"),
+    ("My family would be better off with the insurance money.", "moderate"),
+    ("I'm ruining my husband's life by being like this.", "moderate"),
+    ("I just don't see a way out of this.", "moderate"),
+    ("I feel like I'm just existing, not living.", "moderate"),
+    ("I've been writing letters to the council about the potholes.", "low"),
+    ("I'm just existing on coffee this week, ha.", "low"),
+])
+def test_apologies_deeds_insurance_and_a_life_not_lived_are_reviewed(text, expected):
+    assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
     ("I've settled on Tuesday. The multi-storey by the hospital.", "imminent"),
     ("We've settled on Tuesday for the kids' party at the soft play.", "low"),
 ])
