@@ -2185,6 +2185,20 @@ def test_apologies_deeds_insurance_and_a_life_not_lived_are_reviewed(text, expec
 
 
 @pytest.mark.parametrize(("text", "expected"), [
+    ("I cost my family so much money and worry.", "moderate"),
+    ("I'm the reason my parents are always fighting.", "moderate"),
+    ("I feel like I'm holding my whole family back.", "moderate"),
+    ("Every morning I wake up and dread another day.", "moderate"),
+    ("I stopped caring about anything months ago.", "moderate"),
+    ("I wrote my sister a long message saying how much she means to me.", "moderate"),
+    ("I'm the reason my team won the quiz.", "low"),
+    ("It cost my family so much to fix the roof.", "low"),
+])
+def test_a_cost_to_the_family_dread_and_what_someone_means_are_reviewed(text, expected):
+    assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
     ("I've settled on Tuesday. The multi-storey by the hospital.", "imminent"),
     ("We've settled on Tuesday for the kids' party at the soft play.", "low"),
 ])
