@@ -336,15 +336,17 @@ def _given_away(sentence: Sentence, number: int) -> Mention | None:
 # headphones to my friends".
 _BELONGINGS_REACH = 10
 _GAVE = frozenset({"gave", "given", "handed"})
+# A thing given back, or replaced: a clear-out, not a farewell.
+_REPLACED = frozenset({"back", "old", "new", "spare"})
 
 
 def _belongings_given(sentence: Sentence, number: int) -> Mention | None:
     """The patient's own things given to someone named ("I gave my mom's ring to my niece",
     "Gave my nephew my watch collection last week"): a farewell to review, as the writers of
-    the blind sets read it. Not what someone else gave, nor a thing given back."""
+    the blind sets read it. Not what someone else gave, nor a thing given back or replaced."""
     words = sentence.words
-    if not _GAVE.intersection(words) or "back" in words:
-        return None  # most sentences give nothing
+    if not _GAVE.intersection(words) or _REPLACED.intersection(words):
+        return None  # most sentences give nothing; "my old car since I bought a new one"
     receivers = {m.start - sentence.offset: m.end - sentence.offset for m in sentence.mentions
                  if m.concept == "others"}
     for i, word in enumerate(words):
