@@ -2199,6 +2199,17 @@ def test_a_cost_to_the_family_dread_and_what_someone_means_are_reviewed(text, ex
 
 
 @pytest.mark.parametrize(("text", "expected"), [
+    ("I've never wanted to kill myself, I'm just worn out from looking after my dad.", "low"),
+    ("I've been taking care of my wife since her stroke and I'm exhausted.", "low"),
+    ("If I have to sit through one more of those budget reviews I'll shoot myself.", "low"),
+    ("If I have to go through one more day like this I'll kill myself.", "imminent"),
+    ("I've found someone to look after my cat, in case.", "imminent"),
+])
+def test_a_carer_is_no_care_arranged_and_one_more_meeting_is_exasperation(text, expected):
+    assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
     ("I've settled on Tuesday. The multi-storey by the hospital.", "imminent"),
     ("We've settled on Tuesday for the kids' party at the soft play.", "low"),
 ])

@@ -433,6 +433,20 @@ def _sees_no_time(words: list[str], offset: int, mention: Mention,
     return not (len(between) <= 2 and all(word in _BEFORE_UNSEEN_TIME for word in between))
 
 
+# Before "looking after" or "taking care of" someone, the words that make the patient the one
+# who cares ("I'm worn out from looking after my mum"), not one who arranges care for those left
+# ("someone to look after my cat").
+_CARER_BEFORE = frozenset({"i", "am", "from", "of", "been", "was", "me", "and", "still", "busy",
+                           "with"})
+_CARING = frozenset({"look", "looking", "looked", "take", "taking", "took"})
+
+
+def _patient_cares(words: list[str], offset: int, mention: Mention) -> bool:
+    at = mention.start - offset
+    return mention.concept in ("preparation_everyday", "preparation", "farewell") and \
+        words[at] in _CARING and at > 0 and words[at - 1] in _CARER_BEFORE
+
+
 _CONDITIONAL = frozenset({"would", "could", "might"})
 
 
@@ -497,7 +511,8 @@ def read_turn(text: str) -> list[Sentence]:
                     and not _other_form(words, offset, m)
                     and not (m.concept in ("preparation_everyday", "preparation")
                              and (m.start, m.end) in conditional)
-                    and not _sees_no_time(words, offset, m, matched)]
+                    and not _sees_no_time(words, offset, m, matched)
+                    and not _patient_cares(words, offset, m)]
         if _habitual(words):
             mentions = [m for m in mentions if m.concept != "time"]
         mentions += _past_years(words, offset, index)
