@@ -2210,6 +2210,18 @@ def test_a_carer_is_no_care_arranged_and_one_more_meeting_is_exasperation(text, 
 
 
 @pytest.mark.parametrize(("text", "expected"), [
+    ("The heifer died after a bad calving and I'm gutted.", "low"),
+    ("Skipping my appointment looked like I was trying to hurt myself, but the car broke down.",
+     "low"),
+    ("Academically speaking, why do more men die by suicide than women?", "low"),
+    ("It looked like I was fine, but I was planning to kill myself that night.", "imminent"),
+    ("I'm carving into my arm again.", "high"),
+])
+def test_a_calving_an_appearance_and_an_academic_question(text, expected):
+    assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
     ("I've settled on Tuesday. The multi-storey by the hospital.", "imminent"),
     ("We've settled on Tuesday for the kids' party at the soft play.", "low"),
 ])
