@@ -2222,6 +2222,15 @@ def test_a_calving_an_appearance_and_an_academic_question(text, expected):
 
 
 @pytest.mark.parametrize(("text", "expected"), [
+    ("my teammate keeps talking about jumping in front of a train, should i tell the coach",
+     "low"),
+    ("I want to jump in front of a train. Should I tell my mum?", "high"),
+])
+def test_someone_elses_risk_asked_about_is_not_raised_by_the_phrases(text, expected):
+    assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
     ("I've settled on Tuesday. The multi-storey by the hospital.", "imminent"),
     ("We've settled on Tuesday for the kids' party at the soft play.", "low"),
 ])

@@ -266,6 +266,10 @@ _JOKE_MARKERS = re.compile(
     re.IGNORECASE)
 
 
+# What a sentence tells of risk, whoever's it is.
+_RISK_TOLD = _DYING | frozenset({"method", "method_weak", "means", "plan", "intent"})
+
+
 def qualified(sentences: list[Sentence]) -> bool:
     """Whether a turn carries a ConText modifier that can make a topic word not a disclosure:
     academic, a joke or an exasperated hyperbole, or historical thoughts ("suicidal in my
@@ -277,6 +281,9 @@ def qualified(sentences: list[Sentence]) -> bool:
         return True  # "they're not for headaches" is no mundane reason
     if found & _HYPERBOLE and any(_hyperbole(sentences, index) for index in range(len(sentences))):
         return True  # "kms lol this meme", "one more ad and I'll shoot myself": hyperbole
+    if "help_for_other" in found and all(tells_of_someone_else(s) for s in sentences
+                                         if {m.concept for m in s.mentions} & _RISK_TOLD):
+        return True  # "my teammate keeps talking about jumping …, should i tell coach"
     if not any(_historical(s) for s in sentences) or found & _LIFETIME:
         return False
     acts = [m for s in sentences for m in s.mentions if m.concept == "self_kill"
@@ -556,9 +563,13 @@ _AFFIRMATIONS = frozenset({"yes", "yeah", "yep", "yup", "truth"})
 
 def tells_of_someone_else(sentence: Sentence) -> bool:
     """A sentence whose subject is someone else (he, she, my son …) and that says nothing of
-    the patient's own ("I", "myself", "me")."""
-    return (bool(_THIRD_PERSON.intersection(sentence.words)) or has(sentence, "others")) \
-        and not {"i", "myself", "me"} & set(sentence.words)
+    the patient's own ("I", "myself", "me"), but for asking how to help them ("my teammate
+    keeps talking about jumping in front of a train, should i tell coach")."""
+    helping = {at for m in sentence.mentions if m.concept == "help_for_other"
+               for at in range(m.start - sentence.offset, m.end - sentence.offset)}
+    words = {word for at, word in enumerate(sentence.words) if at not in helping}
+    return (bool(_THIRD_PERSON & words) or has(sentence, "others")) and \
+        not {"i", "myself", "me"} & words
 
 
 def _question_denied(sentences: list[Sentence]) -> bool:
