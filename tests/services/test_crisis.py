@@ -2231,6 +2231,16 @@ def test_someone_elses_risk_asked_about_is_not_raised_by_the_phrases(text, expec
 
 
 @pytest.mark.parametrize(("text", "expected"), [
+    ("You asked on the form about suicidal thoughts and I checked no, it's really true.", "low"),
+    ("I ticked no on the question about being better off dead, and I meant it.", "low"),
+    ("The form asked if I'd thought about killing myself and I ticked yes.", "high"),
+    ("You asked if I want to die. Yes. Every day.", "high"),
+])
+def test_a_screening_question_answered_no_is_not_raised_by_the_phrases(text, expected):
+    assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
     ("I've settled on Tuesday. The multi-storey by the hospital.", "imminent"),
     ("We've settled on Tuesday for the kids' party at the soft play.", "low"),
 ])

@@ -281,6 +281,8 @@ def qualified(sentences: list[Sentence]) -> bool:
         return True  # "they're not for headaches" is no mundane reason
     if found & _HYPERBOLE and any(_hyperbole(sentences, index) for index in range(len(sentences))):
         return True  # "kms lol this meme", "one more ad and I'll shoot myself": hyperbole
+    if _question_denied(sentences):
+        return True  # "I put 'not at all' for the question about being better off dead"
     if "help_for_other" in found and all(tells_of_someone_else(s) for s in sentences
                                          if {m.concept for m in s.mentions} & _RISK_TOLD):
         return True  # "my teammate keeps talking about jumping …, should i tell coach"
