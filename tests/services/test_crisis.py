@@ -2241,6 +2241,22 @@ def test_a_screening_question_answered_no_is_not_raised_by_the_phrases(text, exp
 
 
 @pytest.mark.parametrize(("text", "expected"), [
+    # A time of life told as the present one dates nothing.
+    ("I'm in my twenties and I want to die.", "high"),
+    ("I'm in first year and I want to kill myself.", "high"),
+    ("In first year I thought about ending it almost every day. It's been three years since I "
+     "had a single thought like that, I'm happy now.", "low"),
+    ("After my overdose at 17 I spent a week in hospital. I'm 26 now and that version of me "
+     "feels like a stranger.", "low"),
+    ("i tried to kill myself in 9th grade. im in college now and genuinely glad im alive", "low"),
+    ("There was a time in my forties I wanted to die. It's over. I'm just filling in the history "
+     "form.", "low"),
+])
+def test_history_told_as_over_and_a_time_of_life_told_as_now(text, expected):
+    assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
     ("I've settled on Tuesday. The multi-storey by the hospital.", "imminent"),
     ("We've settled on Tuesday for the kids' party at the soft play.", "low"),
 ])

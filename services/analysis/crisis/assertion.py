@@ -227,11 +227,18 @@ _ACCUSTOMED = frozenset({"get", "gets", "getting", "got", "gotten", "am", "is", 
                          "being"})
 
 
+# "I'm in my twenties", "I'm in first year": a time of life told as the present one.
+_PRESENT_COPULA = frozenset({"am", "is", "are"})
+
+
 def _historical(sentence: Sentence) -> bool:
+    words = sentence.words
     return any(m.concept == "historical" and not (
-        sentence.words[m.start - sentence.offset:m.end - sentence.offset] == ["used", "to"]
+        words[m.start - sentence.offset:m.end - sentence.offset] == ["used", "to"]
         and m.start > sentence.offset
-        and sentence.words[m.start - sentence.offset - 1] in _ACCUSTOMED)
+        and words[m.start - sentence.offset - 1] in _ACCUSTOMED)
+        and not _PRESENT_COPULA.intersection(
+            words[max(0, m.start - sentence.offset - 1):m.start - sentence.offset])
         for m in sentence.mentions)
 
 
@@ -383,6 +390,9 @@ def turn_is_resolved(sentences: list[Sentence]) -> bool:
     return not any(
         m.concept == "recent" and not any(
             r.concept == "resolved" and r.start <= m.start < r.end for r in s.mentions)
+        # "In first year I … thought about ending it almost every day": how often, back then.
+        and not (_historical(s) and tuple(s.words[m.start - s.offset:m.end - s.offset])
+                 in _HOW_OFTEN)
         # "I'm 58 now, and those thoughts haven't returned", "im 34 now", "Now is forty
         # years": a "now" that dates the recovery or counts the time since; not "but now I
         # want to die", which brings it back.
@@ -395,6 +405,8 @@ def turn_is_resolved(sentences: list[Sentence]) -> bool:
 
 
 _CONTRAST = frozenset({"but", "and", "yet", "until", "till", "right", "since"})
+_HOW_OFTEN = frozenset({("every", "day"), ("every", "night"), ("most", "days"),
+                        ("most", "nights"), ("daily",), ("all", "the", "time")})
 
 
 def _contrasted(sentence: Sentence, mention: Mention) -> bool:
