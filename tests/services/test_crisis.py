@@ -2257,6 +2257,20 @@ def test_history_told_as_over_and_a_time_of_life_told_as_now(text, expected):
 
 
 @pytest.mark.parametrize(("text", "expected"), [
+    ("kms my team lost the match again", "low"),
+    ("Struth, I nearly carked it when I saw the bill.", "low"),
+    ("I've been giving my stuff away and saying goodbye to everyone.", "moderate"),
+])
+def test_a_lost_match_and_carking_it_at_a_bill(text, expected):
+    assert _lexicons_level(text) == expected
+
+
+def test_carking_it_rather_than_going_on_is_a_wish():
+    text = "Patient: Honestly I'd rather just cark it than go on like this."
+    assert apply_safety_floor({"level": "low"}, detect_crisis(text))["level"] == "high"
+
+
+@pytest.mark.parametrize(("text", "expected"), [
     ("I've settled on Tuesday. The multi-storey by the hospital.", "imminent"),
     ("We've settled on Tuesday for the kids' party at the soft play.", "low"),
 ])

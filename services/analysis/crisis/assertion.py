@@ -540,8 +540,8 @@ _ACCIDENTAL = frozenset({"accident", "accidentally", "mistake"})
 # by accident" is judged by the self-harm rule's own context).
 _ACCIDENT_UNDOES = frozenset({"past_act", "self_kill", "method"})
 # "he posted 'I won't be here Monday'": what someone else said, in their words.
-_REPORTING = frozenset({"said", "says", "say", "posted", "posts", "wrote", "writes", "texted",
-                        "texts", "messaged", "tweeted", "told", "tells", "put"})
+_REPORTING = frozenset({"said", "says", "say", "saying", "posted", "posts", "wrote", "writes",
+                        "texted", "texts", "messaged", "tweeted", "told", "tells", "put"})
 _REPORTERS = _THIRD_PERSON_SUBJECTS
 
 
@@ -565,8 +565,12 @@ def _reported(sentence: Sentence, mention: Mention) -> bool:
     """Whether the mention is inside what a third person said, posted or wrote."""
     before = sentence.words[:mention.start - sentence.offset]
     others_end = {m.end - sentence.offset for m in sentence.mentions if m.concept == "others"}
-    return any(word in _REPORTING and index > 0 and (before[index - 1] in _REPORTERS
-                                                     or index in others_end)
+    # "My brother's been giving his stuff away and saying things like …": the subject says it.
+    other_subject = bool(before) and (before[0] in _REPORTERS or any(
+        m.concept == "others" and m.start == sentence.offset for m in sentence.mentions))
+    return any(word in _REPORTING and index > 0 and (
+        before[index - 1] in _REPORTERS or index in others_end
+        or (before[index - 1] == "and" and other_subject and "i" not in before[:index]))
                and not any(before[j] in _REPORT_ENDS and before[j + 1] == "i"
                            for j in range(index + 1, len(before) - 1))
                for index, word in enumerate(before))

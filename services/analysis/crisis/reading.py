@@ -174,7 +174,7 @@ _COMMON = frozenset({"though", "through", "should", "would", "could", "people", 
                      "things", "thinks", "lovely", "killer", "pretty", "planet", "plants",
                      "bridges", "tablet", "dying", "trains", "noises", "notice", "nights",
                      "blacked", "hearing", "forearm", "forearms", "paying", "strange",
-                     "stranger", "strangers", "calving", "calves", "halving"})
+                     "stranger", "strangers", "calving", "calves", "halving", "carked"})
 
 
 @functools.lru_cache(maxsize=20_000)
