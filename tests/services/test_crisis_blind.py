@@ -26,10 +26,10 @@ from tests.services.crisis_blind import (
 ANALYZE_URL = "/api/therapy/analyze-session"
 
 # The recall goal is NOT met on the held-out halves. These floors guard the measured figures
-# (1207/1386 recall, 70/925 false alarms over the twenty-three sets' held-out halves) against
+# (1208/1386 recall, 66/925 false alarms over the twenty-three sets' held-out halves) against
 # regression; they are not the goals.
-MEASURED_MIN_RECALL = 0.865
-MEASURED_MAX_FALSE_ALARMS = 0.085
+MEASURED_MIN_RECALL = 0.87
+MEASURED_MAX_FALSE_ALARMS = 0.08
 
 
 def _level(statement: dict) -> str:
