@@ -2265,6 +2265,16 @@ def test_a_lost_match_and_carking_it_at_a_bill(text, expected):
     assert _lexicons_level(text) == expected
 
 
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Naebody would notice if I wisnae here.", "moderate"),
+    ("I don't know what I'm for anymore.", "moderate"),
+    ("My life feels like a waiting room.", "moderate"),
+    ("I feel empty after the miscarriage, I know it'll take time.", "low"),
+])
+def test_scots_absences_and_a_life_without_purpose_are_reviewed(text, expected):
+    assert _lexicons_level(text) == expected
+
+
 def test_carking_it_rather_than_going_on_is_a_wish():
     text = "Patient: Honestly I'd rather just cark it than go on like this."
     assert apply_safety_floor({"level": "low"}, detect_crisis(text))["level"] == "high"
