@@ -564,6 +564,8 @@ _REPORT_ENDS = frozenset({"so", "then", "but"})
 def _reported(sentence: Sentence, mention: Mention) -> bool:
     """Whether the mention is inside what a third person said, posted or wrote."""
     before = sentence.words[:mention.start - sentence.offset]
+    if not _REPORTING.intersection(before):
+        return False  # most mentions follow no word of saying
     others_end = {m.end - sentence.offset for m in sentence.mentions if m.concept == "others"}
     # "My brother's been giving his stuff away and saying things like …": the subject says it.
     other_subject = bool(before) and (before[0] in _REPORTERS or any(
@@ -585,7 +587,8 @@ def tells_of_someone_else(sentence: Sentence) -> bool:
     keeps talking about jumping in front of a train, should i tell coach")."""
     helping = {at for m in sentence.mentions if m.concept == "help_for_other"
                for at in range(m.start - sentence.offset, m.end - sentence.offset)}
-    words = {word for at, word in enumerate(sentence.words) if at not in helping}
+    words = {word for at, word in enumerate(sentence.words) if at not in helping} if helping \
+        else set(sentence.words)
     return (bool(_THIRD_PERSON & words) or has(sentence, "others")) and \
         not {"i", "myself", "me"} & words
 

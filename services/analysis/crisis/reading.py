@@ -394,10 +394,13 @@ _SENSE_AFTER: dict[tuple[str, ...], frozenset[tuple[str, ...]]] = {
 }
 
 
+_SENSE_LAST_WORDS = frozenset(key[-1] for key in _SENSE_AFTER)
+
+
 def _another_sense(words: list[str], offset: int, mention: Mention) -> bool:
     last = mention.end - offset
-    if last >= len(words):
-        return False
+    if last >= len(words) or words[last - 1] not in _SENSE_LAST_WORDS:
+        return False  # most phrases end in a word that has no other sense here
     after = {tuple(words[last:last + 1]), tuple(words[last:last + 2])}
     return any(not after.isdisjoint(_SENSE_AFTER.get(tuple(words[last - n:last]), ()))
                for n in (1, 2) if n <= last)
@@ -467,7 +470,12 @@ _FREQUENCY_WORDS = frozenset({"daily", "nightly", "weekly"})
 _TIMES_A = frozenset({"once", "twice", "times"})
 
 
+_HABIT_CUES = _FREQUENCY_WORDS | _TIMES_A | {"every", "each"}
+
+
 def _habitual(words: list[str]) -> bool:
+    if _HABIT_CUES.isdisjoint(words):
+        return False  # most sentences tell no frequency
     if _FREQUENCY_WORDS.intersection(words):
         return True
     return any((word in ("every", "each") and following in _RECURRING)
@@ -490,6 +498,8 @@ _TRAILING_OFF = re.compile(r"(?:\.{2,}|\u2026)\s*(?=[a-z])")
 _CLOCK_TIME = re.compile(
     r"\b(\d{1,2}(?::[0-5]\d)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
     r"\s*[ap]\.?\s?m\b\.?", re.IGNORECASE)
+# What any clock time holds, found fast: "6am", "9:30 p.m.", "six a.m." ("six am" is missed).
+_CLOCK_HINT = re.compile(r"\d\s*[ap]\.?\s?m|[ap]\.\s?m", re.IGNORECASE)
 
 
 def read_turn(text: str) -> list[Sentence]:
@@ -497,7 +507,8 @@ def read_turn(text: str) -> list[Sentence]:
     offset = 0
     if "\u2026" in text or ".." in text:
         text = _TRAILING_OFF.sub(" ", text)
-    text = _CLOCK_TIME.sub(lambda m: m[1].replace(":", " ") + " oclock ", text)
+    if _CLOCK_HINT.search(text):
+        text = _CLOCK_TIME.sub(lambda m: m[1].replace(":", " ") + " oclock ", text)
     for part in SENTENCE_RE.findall(text):
         pairs = _normalise(part)
         if not pairs:
