@@ -2275,6 +2275,17 @@ def test_scots_absences_and_a_life_without_purpose_are_reviewed(text, expected):
     assert _lexicons_level(text) == expected
 
 
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Me brother jumped off the bridge last year, the anniversary's coming up.", "low"),
+    ("I jumped off the bridge last year and me mam found me.", "high"),
+    ("Honestly the hold music makes me want to jump off a bridge.", "low"),
+    ("I haven't given my ring to my niece yet.", "low"),
+    ("I gave my ring to my niece last week.", "moderate"),
+])
+def test_me_for_my_hold_music_and_a_thing_not_yet_given(text, expected):
+    assert _lexicons_level(text) == expected
+
+
 def test_carking_it_rather_than_going_on_is_a_wish():
     text = "Patient: Honestly I'd rather just cark it than go on like this."
     assert apply_safety_floor({"level": "low"}, detect_crisis(text))["level"] == "high"

@@ -338,6 +338,7 @@ _BELONGINGS_REACH = 10
 _GAVE = frozenset({"gave", "given", "handed"})
 # A thing given back, or replaced: a clear-out, not a farewell.
 _REPLACED = frozenset({"back", "old", "new", "spare"})
+_NOT_GIVEN = frozenset({"not", "never"})
 
 
 def _belongings_given(sentence: Sentence, number: int) -> Mention | None:
@@ -350,8 +351,9 @@ def _belongings_given(sentence: Sentence, number: int) -> Mention | None:
     receivers = {m.start - sentence.offset: m.end - sentence.offset for m in sentence.mentions
                  if m.concept == "others"}
     for i, word in enumerate(words):
-        if word not in _GAVE or (i > 0 and "i" not in words[:i]):
-            continue
+        if word not in _GAVE or (i > 0 and "i" not in words[:i]) or \
+                _NOT_GIVEN.intersection(words[max(0, i - 3):i]):
+            continue  # someone else gave it, or it was not given: "I haven't given my …"
         if words[i + 1:i + 2] == ["my"] and any(
                 words[j - 1] == "to" and j in receivers
                 for j in range(i + 3, min(len(words), i + 1 + _BELONGINGS_REACH))):
