@@ -2286,6 +2286,20 @@ def test_me_for_my_hold_music_and_a_thing_not_yet_given(text, expected):
     assert _lexicons_level(text) == expected
 
 
+@pytest.mark.parametrize(("text", "expected"), [
+    ("My wife would cope better without having to deal with me.", "moderate"),
+    ("There's no light at the end of this.", "moderate"),
+    ("I've lost the will to do anything.", "moderate"),
+    ("I'm a waste of everyone's time.", "moderate"),
+    ("I'm so done with everything.", "moderate"),
+    ("I wonder if anyone would even come to my funeral.", "moderate"),
+    ("There's no light at the end of the garden, we need a lamp.", "low"),
+    ("I'm so done with this heat.", "low"),
+])
+def test_no_light_at_the_end_and_a_waste_of_everyones_time_are_reviewed(text, expected):
+    assert _lexicons_level(text) == expected
+
+
 def test_carking_it_rather_than_going_on_is_a_wish():
     text = "Patient: Honestly I'd rather just cark it than go on like this."
     assert apply_safety_floor({"level": "low"}, detect_crisis(text))["level"] == "high"
