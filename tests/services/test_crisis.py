@@ -2300,6 +2300,19 @@ def test_no_light_at_the_end_and_a_waste_of_everyones_time_are_reviewed(text, ex
     assert _lexicons_level(text) == expected
 
 
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Our neighbour overdosed last month and the whole street is shaken.", "low"),
+    ("I was so embarrassed I wanted the ground to swallow me up.", "low"),
+    ("I've been practising tying knots for the scouts camp this weekend.", "low"),
+    ("The train was delayed and I wanted to jump in front of it out of sheer frustration, "
+     "joking obviously.", "low"),
+    ("I'm going to jump in front of the train tomorrow, I'm not joking.", "imminent"),
+    ("Our neighbour found me after I overdosed last month.", "high"),
+])
+def test_a_neighbours_overdose_an_idiom_a_scout_camp_and_a_joke_told_as_one(text, expected):
+    assert _lexicons_level(text) == expected
+
+
 def test_carking_it_rather_than_going_on_is_a_wish():
     text = "Patient: Honestly I'd rather just cark it than go on like this."
     assert apply_safety_floor({"level": "low"}, detect_crisis(text))["level"] == "high"

@@ -674,8 +674,12 @@ _HYPERBOLE = frozenset({"self_kill", "method", "method_weak", "act_pronoun", "in
 def _joking(sentences: list[Sentence], index: int) -> bool:
     words = sentences[index].words
     following = sentences[index + 1].words[:2] if index + 1 < len(sentences) else []
+    # "…, joking obviously" at the sentence's end; not "I'm not joking".
+    ending = len(words) - 3
     return bool(_LAUGHTER.intersection(words[-2:]) or _LAUGHTER.intersection(words[:2])
-                or _TAKEN_BACK.intersection(following))
+                or _TAKEN_BACK.intersection(following)
+                or any(word in _TAKEN_BACK and words[at - 1] not in _DENIALS
+                       for at, word in enumerate(words[max(1, ending):], max(1, ending))))
 
 
 # A word without which no sentence of a turn is denied, laughed off or taken back.
