@@ -273,10 +273,6 @@ _JOKE_MARKERS = re.compile(
     re.IGNORECASE)
 
 
-# What a sentence tells of risk, whoever's it is.
-_RISK_TOLD = _DYING | frozenset({"method", "method_weak", "means", "plan", "intent"})
-
-
 def qualified(sentences: list[Sentence]) -> bool:
     """Whether a turn carries a ConText modifier that can make a topic word not a disclosure:
     academic, a joke or an exasperated hyperbole, or historical thoughts ("suicidal in my
