@@ -319,23 +319,34 @@ _GIVING = frozenset({"give", "gives", "gave", "giving", "given", "handed", "hand
 _GIVING_REACH = 6
 
 
+def _receivers(sentence: Sentence) -> dict[int, int]:
+    """Where, in the sentence's words, someone else is named (start: end): who a thing goes to."""
+    return {m.start - sentence.offset: m.end - sentence.offset for m in sentence.mentions
+            if m.concept == "others"}
+
+
+def _farewell_at(sentence: Sentence, index: int, number: int) -> Mention:
+    return Mention("farewell", sentence.offset + index, sentence.offset + index + 1, number)
+
+
 def _given_away(sentence: Sentence, number: int) -> Mention | None:
     words = sentence.words
     if not _GIVING.intersection(words):
         return None  # most sentences give nothing
-    receivers = {m.start - sentence.offset for m in sentence.mentions if m.concept == "others"}
+    receivers = _receivers(sentence)
     for i, word in enumerate(words):
         ahead = range(i + 1, min(len(words), i + 1 + _GIVING_REACH))
         if word in _GIVING and any(words[j] == "away" or (words[j - 1] == "to" and j in receivers)
                                    for j in ahead):
-            return Mention("farewell", sentence.offset + i, sentence.offset + i + 1, number)
+            return _farewell_at(sentence, i, number)
     return None
 
 
 # How far after "gave my" the one who receives may come: "gave my fav hoodie and my
 # headphones to my friends".
 _BELONGINGS_REACH = 10
-_GAVE = frozenset({"gave", "given", "handed"})
+# The past of giving only: a thing already given, not one to give.
+_GAVE = _GIVING & {"gave", "given", "handed"}
 # A thing given back, or replaced: a clear-out, not a farewell.
 _REPLACED = frozenset({"back", "old", "new", "spare"})
 _NOT_GIVEN = frozenset({"not", "never"})
@@ -348,8 +359,7 @@ def _belongings_given(sentence: Sentence, number: int) -> Mention | None:
     words = sentence.words
     if not _GAVE.intersection(words) or _REPLACED.intersection(words):
         return None  # most sentences give nothing; "my old car since I bought a new one"
-    receivers = {m.start - sentence.offset: m.end - sentence.offset for m in sentence.mentions
-                 if m.concept == "others"}
+    receivers = _receivers(sentence)
     for i, word in enumerate(words):
         if word not in _GAVE or (i > 0 and "i" not in words[:i]) or \
                 _NOT_GIVEN.intersection(words[max(0, i - 3):i]):
@@ -357,10 +367,10 @@ def _belongings_given(sentence: Sentence, number: int) -> Mention | None:
         if words[i + 1:i + 2] == ["my"] and any(
                 words[j - 1] == "to" and j in receivers
                 for j in range(i + 3, min(len(words), i + 1 + _BELONGINGS_REACH))):
-            return Mention("farewell", sentence.offset + i, sentence.offset + i + 1, number)
+            return _farewell_at(sentence, i, number)
         end = receivers.get(i + 1)
         if end is not None and words[end:end + 1] == ["my"]:
-            return Mention("farewell", sentence.offset + i, sentence.offset + i + 1, number)
+            return _farewell_at(sentence, i, number)
     return None
 
 
