@@ -2593,3 +2593,31 @@ def test_a_sharpener_taken_apart_to_fix_it_is_ordinary(text, expected):
 ])
 def test_a_second_attempt_and_a_garage_with_a_bike_in_it(text, expected):
     assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("My sister's insulin is in the fridge and I keep opening it just to look at it.", "high"),
+    ("I've got my old prescriptions in a drawer and I've stopped telling myself I kept them "
+     "for any other reason.", "high"),
+    ("I keep counting my tablets to make sure I haven't missed a dose.", "low"),
+    ("I keep counting my pills so I don't skip a dose.", "low"),
+    ("I keep looking at the gun safe my dad left me, it's the only thing of his I have.", "low"),
+])
+def test_means_looked_at_for_no_other_reason_and_doses_counted_or_a_keepsake(text, expected):
+    assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I've been closing my accounts one by one so there's less for anyone to sort out after.",
+     "high"),
+    ("I've written down who should get what and put it on the kitchen table.", "high"),
+    ("I'm paying off all my cards so it's not a mess after.", "imminent"),
+    ("I had loads to sort out after the move.", "low"),
+    ("I got the kitchen sorted so nothing is a mess after the builders leave.", "low"),
+    ("The kids always fight about who gets what at Christmas.", "low"),
+    ("I paid off every bill this month and left my brother the passwords for the streaming "
+     "accounts.", "low"),
+    ("I wrote letters to my kids for their school time capsule.", "low"),
+])
+def test_things_left_sorted_for_after_and_after_something_else(text, expected):
+    assert _lexicons_level(text) == expected

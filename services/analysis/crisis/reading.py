@@ -388,6 +388,11 @@ _SENSE_AFTER: dict[tuple[str, ...], frozenset[tuple[str, ...]]] = {
     # "I'll take them all to the vet": carried somewhere, not swallowed.
     ("them", "all"): _one({"to", "out", "home", "back", "along", "inside", "outside",
                            "upstairs", "downstairs"}),
+    # "so nothing's a mess after the builders leave": after something, not after the patient.
+    **dict.fromkeys((("out", "after"), ("mess", "after"), ("with", "after")),
+                    _one(_OTHERS_THINGS | {"a", "an", "that", "this", "it", "we", "they", "he",
+                                           "she", "you", "lunch", "dinner", "work", "school",
+                                           "christmas", "everyone"})),
     ("waiting",): frozenset(("for", word) for word in (
         "him", "her", "them", "you", "us", "my", "his", "their", "your", "our", "the", "a",
         "an", "someone", "somebody")),
