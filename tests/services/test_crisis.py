@@ -2621,3 +2621,14 @@ def test_means_looked_at_for_no_other_reason_and_doses_counted_or_a_keepsake(tex
 ])
 def test_things_left_sorted_for_after_and_after_something_else(text, expected):
     assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("My birthday's on Saturday and I don't intend to see Sunday.", "imminent"),
+    ("I don't intend to see him again after what he said.", "low"),
+    ("Friday is my last day at work before the holidays.", "low"),
+    ("Saturday is the night of the party and I've made up my mind to go.", "low"),
+    ("Sunday is the day off I've been waiting for.", "low"),
+])
+def test_a_day_not_intended_to_be_seen_and_a_day_of_something_else(text, expected):
+    assert _lexicons_level(text) == expected

@@ -388,6 +388,9 @@ _SENSE_AFTER: dict[tuple[str, ...], frozenset[tuple[str, ...]]] = {
     # "I'll take them all to the vet": carried somewhere, not swallowed.
     ("them", "all"): _one({"to", "out", "home", "back", "along", "inside", "outside",
                            "upstairs", "downstairs"}),
+    # "Friday's the day of the interview", "my last day at work": a day of something else.
+    **dict.fromkeys((("the", "day"), ("the", "night"), ("last", "day")),
+                    _one({"of", "for", "off", "out", "at", "in", "on", "shift", "trip"})),
     # "so nothing's a mess after the builders leave": after something, not after the patient.
     **dict.fromkeys((("out", "after"), ("mess", "after"), ("with", "after")),
                     _one(_OTHERS_THINGS | {"a", "an", "that", "this", "it", "we", "they", "he",
