@@ -2632,3 +2632,22 @@ def test_things_left_sorted_for_after_and_after_something_else(text, expected):
 ])
 def test_a_day_not_intended_to_be_seen_and_a_day_of_something_else(text, expected):
     assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("The marks on my legs aren't from the dog.", "high"),
+    ("The scratches on my arms aren't from the cat, they're from me.", "high"),
+    ("I scrub my skin until it's raw.", "high"),
+    ("The scratches on my arms aren't from the cat, they're from the brambles.", "low"),
+    ("The bruises on my arms aren't from falling, my husband did it.", "low"),
+    ("The marks on my arm aren't from anything bad, it's eczema.", "low"),
+    ("The presents are from me.", "low"),
+    ("The cuts on my hands are from work, I'm a chef.", "low"),
+    ("The cuts to my hours are from management, not me.", "low"),
+    ("I scratched myself on the rose bush, it bled everywhere.", "low"),
+    ("I burned my wrist doing the ironing.", "low"),
+    ("I carved his name into the tree when we were dating.", "low"),
+    ("I need to feel the pain, so I press the hot iron on my arm.", "high"),
+])
+def test_marks_told_as_ones_own_and_injuries_from_brambles_ironing_or_work(text, expected):
+    assert _lexicons_level(text) == expected

@@ -83,7 +83,7 @@ _OWN = frozenset({"my", "ma", "me"})
 _OWN_BODY = _BODY_PARTS | frozenset({"hand", "hands", "wrist", "wrists", "neck", "face",
                                      "forearm", "forearms", "ankle", "ankles", "shoulder",
                                      "shoulders", "belly", "finger", "fingers"})
-_CUT_PREPOSITIONS = frozenset({"on", "in", "into", "at", "across", "along", "up"})
+_CUT_PREPOSITIONS = frozenset({"on", "in", "into", "at", "across", "along", "up", "to"})
 # "my hours got cut", "the budget was cut": something else was cut.
 _PASSIVE = frozenset({"got", "get", "gets", "getting", "was", "were", "be", "been", "being",
                       "is", "are"})
@@ -136,6 +136,33 @@ def _instrument_on_the_body(sentences: list[Sentence], index: int, mention: Ment
     following = sentences[index + 1].words if index + 1 < len(sentences) else []
     return _own_body_at(sentence.words, 0, len(sentence.words)) or \
         _own_body_at(following, 0, 3)
+
+
+# Injuries seen on the body, and the one who made them: "The scratches on my arms aren't from
+# the cat, they're from me."
+_MARKS = frozenset({"marks", "scratches", "scars", "cuts", "burns", "bruises", "scabs"})
+
+
+def _marks_are_own(sentence: Sentence, number: int) -> Mention | None:
+    """Marks on the patient's body told as from the patient ("… are from me", "I did them"),
+    or as not from what they seem ("The marks on my legs aren't from the dog.") with nothing
+    else named as their cause."""
+    words = sentence.words
+    at = next((i for i, word in enumerate(words) if word in _MARKS), None)
+    if at is None or not _own_body_at(words, at, reach=6):
+        return None
+    pairs = list(pairwise(words[at:]))
+    from_me = ("from", "me") in pairs or (("did", "them") in pairs and "i" in words)
+    # Another cause named ("… my husband did it", "… it's eczema") leaves it theirs or that.
+    denied = False
+    if ("not", "from") in pairs and words.count("from") == 1:
+        source = words.index("from")  # what the marks are not from: "from (the) dog"
+        denied = not any(m.concept in ("others", "accident") and m.start - sentence.offset > at
+                         and not source <= m.start - sentence.offset <= source + 1
+                         for m in sentence.mentions)
+    if from_me or denied:
+        return Mention("self_harm_cue", sentence.offset + at, sentence.offset + at + 1, number)
+    return None
 
 
 def _act_on_the_body(sentence: Sentence, mention: Mention) -> bool:
@@ -497,7 +524,8 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
     """``find`` for a turn already read with ``read_turn``. ``antecedent``: the turn answers a
     proposal (``proposes_an_act``), so its "do it" needs suicidal talk to be the act."""
     if not any(m.concept in _LEAD_CONCEPTS for s in sentences for m in s.mentions) and \
-            not any(_GAVE.intersection(s.words) for s in sentences):
+            not any(_GAVE.intersection(s.words) or _MARKS.intersection(s.words)
+                    for s in sentences):
         return []
     asserted = asserted_concepts(sentences)
     if antecedent and not earlier_context:
@@ -538,6 +566,12 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
             ):
                 add("self_harm", mention)
                 break
+        else:
+            # The patient's marks told as theirs; the cause they seem to have is denied.
+            marks = _marks_are_own(sentence, index) if FIRST_PERSON.intersection(
+                sentence.words) else None
+            if marks is not None:
+                add("self_harm", marks)
         for mention in concepts:
             # "dead tired", "sleep forever haha"; but "not wake up in the morning" is meant.
             idiom = set(sentence.words[mention.end - sentence.offset:][:1]) & (
