@@ -2651,3 +2651,25 @@ def test_a_day_not_intended_to_be_seen_and_a_day_of_something_else(text, expecte
 ])
 def test_marks_told_as_ones_own_and_injuries_from_brambles_ironing_or_work(text, expected):
     assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Honestly I'd welcome it if my heart just stopped.", "high"),
+    ("I envy people who get to die young.", "high"),
+    ("I'd be relieved if I got a terminal diagnosis.", "high"),
+    ("I don't know if I want to keep living.", "high"),
+    ("I'm not sure I want to carry on living.", "high"),
+    ("I want to go to sleep and stay asleep for good.", "high"),
+    ("I don't know if I want to keep living with my parents after uni.", "low"),
+    ("I'm not sure I want to carry on living in the flat with the damp.", "low"),
+    ("I was so relieved to hear it wasn't a terminal diagnosis.", "low"),
+    ("I'm ready to go, the taxi's outside.", "low"),
+])
+def test_a_heart_that_stops_and_living_on_doubted_and_where_to_live(text, expected):
+    assert _lexicons_level(text) == expected
+
+
+def test_staying_asleep_till_noon_is_a_lie_in():
+    text = "I wish I could go to sleep and stay asleep till noon on Saturday."
+    assert apply_safety_floor({"level": "low"}, detect_crisis(f"Patient: {text}"))["level"] \
+        == "low"

@@ -388,6 +388,12 @@ _SENSE_AFTER: dict[tuple[str, ...], frozenset[tuple[str, ...]]] = {
     # "I'll take them all to the vet": carried somewhere, not swallowed.
     ("them", "all"): _one({"to", "out", "home", "back", "along", "inside", "outside",
                            "upstairs", "downstairs"}),
+    # "to keep living with my parents": where or with whom, not whether, to live.
+    **dict.fromkeys((("keep", "living"), ("on", "living")),
+                    _one(_OTHERS_THINGS | {"in", "with", "at", "near", "abroad", "there",
+                                           "here", "together", "alone", "on", "off", "a"})),
+    # "stay asleep till noon on Saturday": a lie-in.
+    ("stay", "asleep"): _one({"till", "until", "through", "past", "in", "longer"}),
     # "Friday's the day of the interview", "my last day at work": a day of something else.
     **dict.fromkeys((("the", "day"), ("the", "night"), ("last", "day")),
                     _one({"of", "for", "off", "out", "at", "in", "on", "shift", "trip"})),
