@@ -2673,3 +2673,15 @@ def test_staying_asleep_till_noon_is_a_lie_in():
     text = "I wish I could go to sleep and stay asleep till noon on Saturday."
     assert apply_safety_floor({"level": "low"}, detect_crisis(f"Patient: {text}"))["level"] \
         == "low"
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I've thought of hanging. We have beams in the loft.", "high"),
+    ("I keep thinking about jumping. The car park's near my flat.", "high"),
+    ("I've thought of hanging the pictures in the hall. We have beams in the loft.", "low"),
+    ("I've got enough tablets to get me through the holiday.", "low"),
+    ("I have enough insulin to do it.", "high"),
+    ("I know exactly how I'd do it, the kitchen, the whole renovation.", "low"),
+])
+def test_a_way_of_dying_thought_of_and_amounts_for_the_days(text, expected):
+    assert _lexicons_level(text) == expected

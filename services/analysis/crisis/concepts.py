@@ -468,6 +468,18 @@ _BACK_REFERENCES = frozenset({"that", "those", "them", "it", "this", "these"})
 _DWELLING = frozenset({"keep", "kept", "keeps", "always", "constantly"})
 
 
+# Ways of dying that need no object: "thought of hanging", "thinking about jumping".
+_WAYS = frozenset({"hanging", "jumping", "drowning", "gassing", "suffocating"})
+
+
+def _thought_of_a_way(sentence: Sentence, concepts: list[Mention]) -> bool:
+    """A thought of (about) a way of dying that ends the sentence: "I've thought of hanging."
+    (not "… of hanging the pictures")."""
+    words = sentence.words
+    return bool(words) and words[-1] in _WAYS and words[-2:-1] in (["of"], ["about"]) and any(
+        m.concept == "method_weak" and m.end - sentence.offset == len(words) for m in concepts)
+
+
 def _dwells_on_it(sentence: Sentence, thought: Mention) -> bool:
     """Whether the patient keeps thinking about something named before ("I keep thinking
     about that box", "I think about them constantly")."""
@@ -681,6 +693,10 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
         if method is not None and (window & {"thought", "desire", "plan", "intent"}
                                    or own & {"means", "purpose"}):
             add("method", method)
+            context = True
+        elif "thought" in own and _thought_of_a_way(sentence, concepts):
+            # "I've thought of hanging. We have beams in the loft."
+            add("method", first["method_weak"])
             context = True
         elif "method_weak" in window and "ease" in own and \
                 set(sentence.words) & FIRST_PERSON:

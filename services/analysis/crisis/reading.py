@@ -174,7 +174,8 @@ _COMMON = frozenset({"though", "through", "should", "would", "could", "people", 
                      "things", "thinks", "lovely", "killer", "pretty", "planet", "plants",
                      "bridges", "tablet", "dying", "trains", "noises", "notice", "nights",
                      "blacked", "hearing", "forearm", "forearms", "paying", "strange",
-                     "stranger", "strangers", "calving", "calves", "halving", "carked"})
+                     "stranger", "strangers", "calving", "calves", "halving", "carked",
+                     "cheaper"})
 
 
 @functools.lru_cache(maxsize=20_000)
@@ -413,8 +414,15 @@ _SENSE_LAST_WORDS = frozenset(key[-1] for key in _SENSE_AFTER)
 
 def _another_sense(words: list[str], offset: int, mention: Mention) -> bool:
     last = mention.end - offset
+    if mention.concept == "means" and words[last:last + 1] == ["to"] and \
+            words[last + 1:last + 2] and words[last + 1] in _ENOUGH_FOR:
+        return True  # "enough insulin to last the trip", "the pills to get me through"
     if last >= len(words) or words[last - 1] not in _SENSE_LAST_WORDS:
         return False  # most phrases end in a word that has no other sense here
+    if words[last - 1] == "enough" and any(
+            words[j] == "to" and words[j + 1] in _ENOUGH_FOR
+            for j in range(last + 1, min(last + 4, len(words) - 1))):
+        return True  # "I have enough insulin to last the trip": an amount for the days
     after = {tuple(words[last:last + 1]), tuple(words[last:last + 2])}
     return any(not after.isdisjoint(_SENSE_AFTER.get(tuple(words[last - n:last]), ()))
                for n in (1, 2) if n <= last)
