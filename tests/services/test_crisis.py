@@ -2680,6 +2680,7 @@ def test_staying_asleep_till_noon_is_a_lie_in():
     ("I keep thinking about jumping. The car park's near my flat.", "high"),
     ("I've thought of hanging the pictures in the hall. We have beams in the loft.", "low"),
     ("I've got enough tablets to get me through the holiday.", "low"),
+    ("I figured out I have enough insulin to last the trip.", "low"),
     ("I have enough insulin to do it.", "high"),
     ("I know exactly how I'd do it, the kitchen, the whole renovation.", "low"),
 ])

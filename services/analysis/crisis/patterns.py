@@ -206,7 +206,9 @@ PATTERNS: tuple[Pattern, ...] = (
              " hoards hoarded hoarding collecting collected stashing stashed hiding hid"),
     Pattern(MEANS_ACCESS,
              r"\b(?:I\s+have|I've\s+got|I\s+got|got)\s+enough\s+(?:\w+\s+)?" + _PILLS
-             + r"\s+(?:saved\s+(?:up\s+)?|stashed\s+|stockpiled\s+|left\s+|put\s+away\s+)?to\b",
+             + r"\s+(?:saved\s+(?:up\s+)?|stashed\s+|stockpiled\s+|left\s+|put\s+away\s+)?to\b"
+             # "enough insulin to last the trip": an amount for the days.
+             r"(?!\s+(?:last|get|cover|see|keep|share|fill)\b)",
              "enough | " + _PILL_WORDS),
     Pattern(MEANS_ACCESS,
              r"\b(?:stash|supply|stockpile|collection|hoard|bag|jar)\s+of\s+(?:\w+\s+)?" + _PILLS
