@@ -2686,3 +2686,14 @@ def test_staying_asleep_till_noon_is_a_lie_in():
 ])
 def test_a_way_of_dying_thought_of_and_amounts_for_the_days(text, expected):
     assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("The last attempt was three months ago.", "high"),
+    ("The last attempt at fixing the boiler failed.", "low"),
+    ("The last attempt to get him to rehab was in May.", "low"),
+    ("I crashed the car on purpose last winter.", "high"),
+    ("I crashed the car last summer, black ice.", "low"),
+])
+def test_the_last_attempt_and_a_crash_on_purpose_last_winter(text, expected):
+    assert _lexicons_level(text) == expected

@@ -367,8 +367,9 @@ _SENSE_AFTER: dict[tuple[str, ...], frozenset[tuple[str, ...]]] = {
     ("use", "it"): frozenset(("for", word) for word in ("the", "a", "an", "our", "work")),
     # "my second attempt at the driving test", "two attempts at the exam"
     **dict.fromkeys((("first", "attempt"), ("second", "attempt"), ("third", "attempt"),
-                     ("two", "attempts"), ("three", "attempts"), ("several", "attempts"),
-                     ("few", "attempts"), ("2", "attempts"), ("3", "attempts")),
+                     ("last", "attempt"), ("two", "attempts"), ("three", "attempts"),
+                     ("several", "attempts"), ("few", "attempts"), ("2", "attempts"),
+                     ("3", "attempts")),
                     _one({"at", "to", "of", "on", "for"})),
     # "to see if it would hold the new water tank": a weight that is not the patient's.
     ("would", "hold"): _one(_OTHERS_THINGS | {"a", "an", "up", "together", "all", "both"}),
