@@ -2697,3 +2697,26 @@ def test_a_way_of_dying_thought_of_and_amounts_for_the_days(text, expected):
 ])
 def test_the_last_attempt_and_a_crash_on_purpose_last_winter(text, expected):
     assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I've got my ex's service revolver, he never came back for it.", "high"),
+    ("My ex left his drill here and never came back for it.", "low"),
+    ("I bought a second packet of paracetamol from a different shop so they wouldn't ask.",
+     "high"),
+    ("I bought the paint from a different shop so they wouldn't ask about the colour match.",
+     "low"),
+    ("I've got a rope in the shed that would do.", "high"),
+    ("I've got a rope in the shed that would do for the tyre swing.", "low"),
+    ("I've kept every leftover prescription for two years. They're in a shoebox.", "high"),
+    ("My dad keeps the key to the gun cabinet on his keyring, he's careful like that.", "low"),
+    ("My medication comes in a three-month supply now, saves trips to the pharmacy.", "low"),
+])
+def test_means_never_returned_bought_where_no_one_asks_and_someone_elses_key(text, expected):
+    assert _lexicons_level(text) == expected
+
+
+def test_a_loaded_dishwasher_is_housework():
+    text = "There's a loaded dishwasher and lately that's the most I manage."
+    assert apply_safety_floor({"level": "low"}, detect_crisis(f"Patient: {text}"))["level"] \
+        == "low"

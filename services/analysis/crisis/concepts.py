@@ -746,7 +746,8 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
                 imminent=bool(window & {"time", "commitment", "plan", "preparation"}))
             context = True
         elif means is not None and set(sentence.words) & FIRST_PERSON and (
-                "access" in own or {"firearm", "acquired"} <= own) and not at_work:
+                "access" in own or {"firearm", "acquired"} <= own) and not at_work and \
+                not tells_of_someone_else(sentence):  # "My dad keeps the key to the gun …"
             # "I know the code to my dad's gun safe", "I bought a handgun on Saturday": access
             # to lethal means is what a clinician asks about, whatever the stated reason. Not
             # the drug cupboard a nurse holds the key to at work: that access is the job, and

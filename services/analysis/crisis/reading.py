@@ -353,7 +353,9 @@ _SENSE_AFTER: dict[tuple[str, ...], frozenset[tuple[str, ...]]] = {
     # the act unsaid.
     ("way",): _one({"to", "of", "for", "into", "through", "around", "home", "there"}),
     **dict.fromkeys((("save",), ("saves",), ("saved",), ("saving",)),
-                    _one({"me", "us", "you", "time", "money"})),
+                    _one({"me", "us", "you", "time", "money", "trips", "hassle"})),
+    # "a rope in the shed that would do for the swing"
+    ("would", "do"): _one({"for", "the", "nicely", "fine", "better", "as", "instead"}),
     **dict.fromkeys((("throw", "myself"), ("threw", "myself"), ("throwing", "myself")),
                     _one({"a", "an", "into", "at"})),
     **dict.fromkeys((("high", "enough"), ("strong", "enough")), _one({"to", "for"})),
