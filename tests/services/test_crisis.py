@@ -2720,3 +2720,12 @@ def test_a_loaded_dishwasher_is_housework():
     text = "There's a loaded dishwasher and lately that's the most I manage."
     assert apply_safety_floor({"level": "low"}, detect_crisis(f"Patient: {text}"))["level"] \
         == "low"
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("My ex left his handgun here when he moved out and I never gave it back.", "high"),
+    ("I keep my brother's rifle here while he is on holiday.", "low"),
+    ("My husband has loads of painkillers because he can't sleep with his back.", "low"),
+])
+def test_someone_elses_everyday_reason_does_not_explain_the_patients_sentence(text, expected):
+    assert _lexicons_level(text) == expected

@@ -198,6 +198,13 @@ _QUALIFIERS = frozenset({"academic", "mundane"})
 _LIFETIME = frozenset({"past_act", "recent", "method", "self_harm_act", "means", "preparation"})
 
 
+def _someone_elses(sentence: Sentence, mention: Mention) -> bool:
+    """A mundane purpose whose subject, just before it, is someone else's: "when he moved out"
+    explains what he did, not the patient's sentence."""
+    at = mention.start - sentence.offset
+    return at > 0 and sentence.words[at - 1] in _THIRD_PERSON_SUBJECTS
+
+
 def _denied(sentence: Sentence, mention: Mention) -> bool:
     """A modifier itself negated: "they're not for headaches"."""
     previous = sentence.words[mention.start - sentence.offset - 1] \
@@ -616,7 +623,7 @@ def asserted_concepts(sentences: list[Sentence]) -> list[list[Mention]]:
             start <= m.start and m.end <= end for start, end in idioms)
             for m in sentence.mentions)
         mundane = any(m.concept == "mundane" and not _denied(sentence, m)
-                      for m in sentence.mentions)
+                      and not _someone_elses(sentence, m) for m in sentence.mentions)
         # An act the patient tells as done is theirs beside a study word or a trip (but a
         # medicine taken is what a mundane purpose explains).
         studying = ((academic and not _does_an_act(sentence))
