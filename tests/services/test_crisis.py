@@ -2729,3 +2729,14 @@ def test_a_loaded_dishwasher_is_housework():
 ])
 def test_someone_elses_everyday_reason_does_not_explain_the_patients_sentence(text, expected):
     assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I put all my passwords in a password manager finally.", "low"),
+    ("I put all my passwords in an envelope for my sister.", "imminent"),
+    ("I cancelled my dentist appointment, I'll rebook when I'm back from holiday.", "low"),
+    ("I've been giving away my plants to the neighbours since we're moving to a flat.", "low"),
+    ("I've said everything I needed to say to everyone now.", "moderate"),
+])
+def test_passwords_managed_appointments_rebooked_and_everything_said(text, expected):
+    assert _lexicons_level(text) == expected

@@ -175,7 +175,7 @@ _COMMON = frozenset({"though", "through", "should", "would", "could", "people", 
                      "bridges", "tablet", "dying", "trains", "noises", "notice", "nights",
                      "blacked", "hearing", "forearm", "forearms", "paying", "strange",
                      "stranger", "strangers", "calving", "calves", "halving", "carked",
-                     "cheaper"})
+                     "cheaper", "manager", "managers"})
 
 
 @functools.lru_cache(maxsize=20_000)
