@@ -2740,3 +2740,17 @@ def test_someone_elses_everyday_reason_does_not_explain_the_patients_sentence(te
 ])
 def test_passwords_managed_appointments_rebooked_and_everything_said(text, expected):
     assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I've stopped seeing the point in making plans.", "moderate"),
+    ("Every day is the same grey nothing and it'll never change.", "moderate"),
+    ("I wrote to my old teacher to thank her for everything.", "moderate"),
+    ("I just bring everybody down.", "moderate"),
+    ("Whatever happens to me happens, I've stopped caring.", "moderate"),
+    ("I'm tired of fighting. I just want it to stop.", "moderate"),
+    ("I'm tired of fighting with the council about the bins.", "low"),
+    ("My mum will never change, she's always late.", "low"),
+])
+def test_review_cues_a_sixth_round_and_a_dispute_with_the_council(text, expected):
+    assert _lexicons_level(text) == expected

@@ -383,6 +383,9 @@ _SENSE_AFTER: dict[tuple[str, ...], frozenset[tuple[str, ...]]] = {
                     _one({"for", "at", "on", "choir", "club", "team", "group", "class", "gym",
                           "band", "company", "firm", "business", "crew", "party", "trip",
                           "walk", "book", "yoga", "church", "shift", "table", "course"})),
+    # "tired of fighting with the council": a dispute, not a life.
+    ("of", "fighting"): _one({"with", "for", "about", "over", "against", "the", "my", "our",
+                              "traffic"}),
     # "tired of everything being so expensive": a complaint about something.
     ("of", "everything"): _one({"being", "costing", "going", "taking"}),
     # "nothing will ever change my mind": a mind, not one's life.
