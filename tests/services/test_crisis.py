@@ -2754,3 +2754,11 @@ def test_passwords_managed_appointments_rebooked_and_everything_said(text, expec
 ])
 def test_review_cues_a_sixth_round_and_a_dispute_with_the_council(text, expected):
     assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("my family would be beter off if i wasnt dragging them down", "moderate"),
+    ("I'm feeling beter today, thanks.", "low"),
+])
+def test_beter_is_better(text, expected):
+    assert _lexicons_level(text) == expected

@@ -591,9 +591,10 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
             # "I'm dead weight"; "nobody would even notice if I wasn't around": an absence
             # told as a condition beside a burden is the burden (review).
             conditional = sentence.words[mention.start - sentence.offset] == "if"
+            # "better off if I wasn't dragging them down": the absence is of the burden.
             burden = any(m.concept == "burden" and (
-                conditional or (m.start < mention.end and mention.start < m.end))
-                for m in concepts)
+                conditional or (m.start < mention.end and mention.start < m.end)
+                or m.start == mention.end) for m in concepts)
             if (mention.concept == "death_wish" and not idiom and not burden) or (
                 mention.concept == "death_weak" and _death_is_wished(sentence, mention, concepts)
             ):
