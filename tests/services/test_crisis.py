@@ -2762,3 +2762,14 @@ def test_review_cues_a_sixth_round_and_a_dispute_with_the_council(text, expected
 ])
 def test_beter_is_better(text, expected):
     assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I take all my tablets at night now.", "low"),
+    ("I take all my pills at bedtime with a glass of milk.", "low"),
+    ("Tonight I take all my tablets, I am tired.", "imminent"),
+    ("I take all my pills tonight. I'm done.", "imminent"),
+    ("I'm going to take all my tablets at night when everyone's asleep.", "imminent"),
+])
+def test_a_routine_told_in_the_simple_present_sets_no_time(text, expected):
+    assert _lexicons_level(text) == expected

@@ -501,7 +501,17 @@ _TIMES_A = frozenset({"once", "twice", "times"})
 _HABIT_CUES = _FREQUENCY_WORDS | _TIMES_A | {"every", "each"}
 
 
+# "I take all my tablets at night now": the simple present of a routine, with no time set.
+_ROUTINE = (("i", "take"), ("i", "use"))
+_TIME_SET = frozenset({"tonight", "tomorrow", "today", "will", "going", "gonna", "this", "next",
+                       "soon", "later"})
+
+
 def _habitual(words: list[str]) -> bool:
+    if "take" in words or "use" in words:
+        pairs = set(pairwise(words))
+        if any(pair in pairs for pair in _ROUTINE) and _TIME_SET.isdisjoint(words):
+            return True
     if _HABIT_CUES.isdisjoint(words):
         return False  # most sentences tell no frequency
     if _FREQUENCY_WORDS.intersection(words):
