@@ -2773,3 +2773,29 @@ def test_beter_is_better(text, expected):
 ])
 def test_a_routine_told_in_the_simple_present_sets_no_time(text, expected):
     assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I don't feel safe with myself right now.", "high"),
+    ("I'm scared of myself right now.", "high"),
+    ("I'm frightened of what I might do.", "high"),
+    ("I don't trust myself not to do something stupid tonight.", "imminent"),
+    ("I don't feel safe walking home at night.", "low"),
+    ("I don't trust myself to drive in the snow.", "low"),
+    ("I can't trust myself not to eat the whole cake.", "low"),
+    ("I'm scared of what I might find when I open the results.", "low"),
+    ("We had two overdoses come in on my shift last night.", "low"),
+])
+def test_not_safe_with_oneself_is_a_risk_statement(text, expected):
+    assert _lexicons_level(text) == expected
+
+
+def test_scared_is_no_scar():
+    from services.analysis.crisis.reading import read_turn
+
+    def cues(text: str) -> list[str]:
+        return [m.concept for s in read_turn(text) for m in s.mentions
+                if m.concept == "self_harm_cue"]
+
+    assert cues("I'm scared he's planning something.") == []
+    assert cues("I have scars on my arms.") == ["self_harm_cue"]

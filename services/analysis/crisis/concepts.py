@@ -31,6 +31,7 @@ from services.analysis.crisis.assertion import (
     tells_of_someone_else,
 )
 from services.analysis.crisis.reading import Mention, Sentence, names, read_turn
+from services.analysis.crisis.signals import RISK_STATEMENT
 
 # Sentences either side of a sentence whose concepts combine with it ("I've worked it out.
 # The pills, the hotel room, the note. I just need the weekend.").
@@ -463,6 +464,25 @@ def _covered(sentences: list[Sentence], index: int, concepts: list[Mention]) -> 
     return hidden + ([("plan", given)] if given is not None else [])
 
 
+# A fear for oneself said in so many words: "… safe with myself", "… of what I might do".
+_ONESELF = frozenset({"myself", "might", "will"})
+
+
+# What one may not trust oneself not to do that is a risk: "… not to do something stupid".
+_RISKY_ACTS = frozenset({"do", "hurt", "harm", "kill", "take", "use", "act", "go", "end", "jump",
+                         "cut", "overdose", "try", "swallow"})
+
+
+def _unsafe_with_oneself(sentence: Sentence, unsafe: Mention) -> bool:
+    words = sentence.words
+    end = unsafe.end - sentence.offset
+    after = words[end:end + 3]
+    if after[:2] == ["not", "to"] and after[2:] and after[2] not in _RISKY_ACTS:
+        return False  # "I can't trust myself not to eat the whole cake."
+    return bool(_ONESELF.intersection(words[unsafe.start - sentence.offset:end + 3]))
+
+
+
 # "I keep thinking about that box": a thought kept on means named nearby.
 _BACK_REFERENCES = frozenset({"that", "those", "them", "it", "this", "these"})
 _DWELLING = frozenset({"keep", "kept", "keeps", "always", "constantly"})
@@ -517,6 +537,7 @@ _LEAD_CONCEPTS = frozenset({
     "act_pronoun", "past_act", "method", "method_weak", "means", "plan", "preparation",
     "preparation_weak", "burden", "hopeless", "farewell", "worth_living", "self_harm_deliberate",
     "hope_doubted", "survival_regret", "attempt_told", "cover_story", "told_story", "drug_stock",
+    "unsafe",
 })
 
 
@@ -551,6 +572,7 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
         timed = "time" in window
         recent_near = any(has(near, "recent") for near in sentences[low:high])
         first = {m.concept: m for m in reversed(concepts)}
+        found_before = len(findings)
 
         def add(kind: str, mention: Mention, imminent: bool = False, cue: str = "",
                 sentence: Sentence = sentence) -> None:
@@ -817,6 +839,12 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
             # "I gave my dog to my neighbour and told her it was for good. She didn't ask why
             # and I didn't say.": concealment makes the giving a preparation.
             add(kind, hidden)
+            context = True
+        unsafe = first.get("unsafe")
+        if unsafe is not None and len(findings) == found_before and \
+                _unsafe_with_oneself(sentence, unsafe):
+            # "I don't feel safe with myself right now.": the patient fears what they might do.
+            add(RISK_STATEMENT, unsafe, imminent=timed)
             context = True
         for cue in ("burden", "hopeless", "farewell"):
             if cue in own:

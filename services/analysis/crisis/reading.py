@@ -82,6 +82,8 @@ def _stem(word: str) -> str:
 # Words for one thing, matched as one: a lexicon entry with "pills" covers "tablets".
 _SAME_THING = {"tablet": "pill", "tablets": "pill", "capsule": "pill", "capsules": "pill"}
 _IRREGULAR = {"dying": "die", "died": "die", "dies": "die", "dead": "dead", "lying": "lie",
+              # "scared" is no scar: "I'm scared he's planning something"
+              "scared": "scare", "scare": "scare", "scares": "scare", "scaring": "scare",
               "took": "take", "taken": "take", "gave": "give", "given": "give", "thought": "think",
               "bought": "buy", "kept": "keep", "wrote": "write", "written": "write", "hung": "hang",
               "has": "have", "had": "have", "is": "be", "was": "was", "were": "was", "am": "be",
@@ -383,6 +385,11 @@ _SENSE_AFTER: dict[tuple[str, ...], frozenset[tuple[str, ...]]] = {
                     _one({"for", "at", "on", "choir", "club", "team", "group", "class", "gym",
                           "band", "company", "firm", "business", "crew", "party", "trip",
                           "walk", "book", "yoga", "church", "shift", "table", "course"})),
+    # "I don't trust myself to drive in the snow": a skill doubted, not a fear of oneself.
+    ("trust", "myself"): _one({"to"}),
+    # "we had two overdoses come in": patients admitted, on a ward.
+    **dict.fromkeys((("overdose",), ("overdoses",)),
+                    _one({"come", "came", "coming", "comes", "admitted", "admissions"})),
     # "tired of fighting with the council": a dispute, not a life.
     ("of", "fighting"): _one({"with", "for", "about", "over", "against", "the", "my", "our",
                               "traffic"}),
