@@ -2799,3 +2799,13 @@ def test_scared_is_no_scar():
 
     assert cues("I'm scared he's planning something.") == []
     assert cues("I have scars on my arms.") == ["self_harm_cue"]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I booked a hotel room for Friday so nobody finds me at home.", "imminent"),
+    ("I'll go to the woods so no one finds me.", "high"),
+    ("The plan is Friday night with the band in the garage.", "low"),
+    ("I hid behind the shed so nobody finds me, the kids love hide and seek.", "low"),
+])
+def test_a_place_chosen_so_nobody_finds_me_and_a_band_in_the_garage(text, expected):
+    assert _lexicons_level(text) == expected
