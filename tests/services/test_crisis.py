@@ -2809,3 +2809,15 @@ def test_scared_is_no_scar():
 ])
 def test_a_place_chosen_so_nobody_finds_me_and_a_band_in_the_garage(text, expected):
     assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("lowkey want to unalive rn", "high"),
+    ("thinking about unaliving", "high"),
+    ("he unalived the boss in one hit lol", "low"),
+    ("i just want to disappear into my bed for the weekend tbh", "low"),
+    ("I want to disappear for a week somewhere hot.", "low"),
+    ("I want to disappear for good.", "high"),
+])
+def test_unalive_without_an_object_and_disappearing_somewhere_for_a_while(text, expected):
+    assert _lexicons_level(text) == expected

@@ -385,6 +385,9 @@ _SENSE_AFTER: dict[tuple[str, ...], frozenset[tuple[str, ...]]] = {
                     _one({"for", "at", "on", "choir", "club", "team", "group", "class", "gym",
                           "band", "company", "firm", "business", "crew", "party", "trip",
                           "walk", "book", "yoga", "church", "shift", "table", "course"})),
+    # "I want to disappear into my bed for the weekend": somewhere, for a while.
+    ("disappear",): _one({"into", "to", "under", "abroad", "on"}) | frozenset(
+        ("for", word) for word in ("a", "an", "the", "some", "two", "three", "few")),
     # "I don't trust myself to drive in the snow": a skill doubted, not a fear of oneself.
     ("trust", "myself"): _one({"to"}),
     # "we had two overdoses come in": patients admitted, on a ward.
