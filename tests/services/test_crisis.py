@@ -2821,3 +2821,15 @@ def test_a_place_chosen_so_nobody_finds_me_and_a_band_in_the_garage(text, expect
 ])
 def test_unalive_without_an_object_and_disappearing_somewhere_for_a_while(text, expected):
     assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I'm ready to meet my maker, sooner the better.", "high"),
+    ("The Lord can take me any time, I'd not complain.", "high"),
+    ("I don't see much point going on since Margaret passed.", "high"),
+    ("I'm ready to meet my maker one day, but not yet, I've the grandkids' weddings to see.",
+     "low"),
+    ("I don't see much point going on the cruise without Margaret.", "low"),
+])
+def test_older_patients_meeting_their_maker_and_no_point_going_on(text, expected):
+    assert _lexicons_level(text) == expected

@@ -385,6 +385,12 @@ _SENSE_AFTER: dict[tuple[str, ...], frozenset[tuple[str, ...]]] = {
                     _one({"for", "at", "on", "choir", "club", "team", "group", "class", "gym",
                           "band", "company", "firm", "business", "crew", "party", "trip",
                           "walk", "book", "yoga", "church", "shift", "table", "course"})),
+    # "no point going on the cruise without her": going somewhere, not living on.
+    **dict.fromkeys((("going", "on"), ("carrying", "on")),
+                    _one(_OTHERS_THINGS | {"a", "an", "holiday", "about", "with", "at", "to",
+                                           "in", "for", "trips", "dates"})),
+    # "ready to meet my maker one day, but not yet"
+    ("my", "maker"): _one({"one", "someday", "eventually", "when", "in"}),
     # "I want to disappear into my bed for the weekend": somewhere, for a while.
     ("disappear",): _one({"into", "to", "under", "abroad", "on"}) | frozenset(
         ("for", word) for word in ("a", "an", "the", "some", "two", "three", "few")),
