@@ -2833,3 +2833,16 @@ def test_unalive_without_an_object_and_disappearing_somewhere_for_a_while(text, 
 ])
 def test_older_patients_meeting_their_maker_and_no_point_going_on(text, expected):
     assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Better I am not living, then no problem for my family.", "high"),
+    ("Yesterday I was trying to hang, but my brother is coming home early.", "high"),
+    ("Life is no meaning for me anymore, I want to go from this world.", "high"),
+    ("I am not wanting to wake up so early for work.", "low"),
+    ("I don't want to wake up in the morning.", "high"),
+    ("I was trying to hang the washing out when it rained.", "low"),
+    ("I was trying to jump the queue at the post office.", "low"),
+])
+def test_non_native_wishes_and_attempts_and_waking_up_early(text, expected):
+    assert _lexicons_level(text) == expected

@@ -377,7 +377,9 @@ _SENSE_AFTER: dict[tuple[str, ...], frozenset[tuple[str, ...]]] = {
                     _one({"at", "to", "of", "on", "for"})),
     # "to see if it would hold the new water tank": a weight that is not the patient's.
     ("would", "hold"): _one(_OTHERS_THINGS | {"a", "an", "up", "together", "all", "both"}),
-    # "disappointed I woke up so early": how, not that, one woke up.
+    # "I am not wanting to wake up so early for work", "disappointed I woke up so early": how,
+    # not that, one wakes up.
+    ("wake", "up"): _one({"so", "too", "early", "late", "before", "for"}),
     ("woke", "up"): _one({"so", "too", "early", "late", "before", "with", "feeling",
                           "this"}),
     # "I'm going to join her choir": someone's company, not the dead.
@@ -389,6 +391,11 @@ _SENSE_AFTER: dict[tuple[str, ...], frozenset[tuple[str, ...]]] = {
     **dict.fromkeys((("going", "on"), ("carrying", "on")),
                     _one(_OTHERS_THINGS | {"a", "an", "holiday", "about", "with", "at", "to",
                                            "in", "for", "trips", "dates"})),
+    # "I was trying to hang the washing out", "… to jump the queue"
+    ("to", "hang"): _one(_OTHERS_THINGS | {"a", "an", "out", "up", "around", "about", "on",
+                                           "some", "pictures", "curtains", "washing"}),
+    ("to", "jump"): _one(_OTHERS_THINGS | {"a", "over", "in", "into", "on", "start", "queue",
+                                           "ahead", "higher", "rope"}),
     # "ready to meet my maker one day, but not yet"
     ("my", "maker"): _one({"one", "someday", "eventually", "when", "in"}),
     # "I want to disappear into my bed for the weekend": somewhere, for a while.
