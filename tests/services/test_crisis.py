@@ -2846,3 +2846,13 @@ def test_older_patients_meeting_their_maker_and_no_point_going_on(text, expected
 ])
 def test_non_native_wishes_and_attempts_and_waking_up_early(text, expected):
     assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I keep thinking about ending things with my boyfriend.", "low"),
+    ("i've been cutting uh back on my hours um since like tuesday", "low"),
+    ("I think about hanging a lot.", "high"),
+])
+def test_the_language_models_do_not_read_a_word_of_risk_inside_an_idiom(text, expected):
+    assert apply_safety_floor({"level": "low"}, detect_crisis(f"Patient: {text}"))["level"] \
+        == expected

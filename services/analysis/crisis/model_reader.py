@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from services.analysis.crisis.reader import RISK_CONCEPTS
-from services.analysis.crisis.reading import Sentence, names
+from services.analysis.crisis.reading import Mention, Sentence, names
 
 MODEL_DIR = Path(__file__).with_name("model")
 SECOND_DIR = Path(__file__).with_name("second_model")
@@ -168,7 +168,15 @@ def windows(text: str) -> list[str]:
 def reads(sentences: list[Sentence]) -> bool:
     """Whether the model reads a patient turn: one naming a word of risk, a method, means, a
     plan or intent (GATE_CONCEPTS), asserted or not."""
-    return names(sentences, GATE_CONCEPTS)
+    return any(m.concept in GATE_CONCEPTS and not _inside_an_idiom(s, m)
+               for s in sentences for m in s.mentions)
+
+
+def _inside_an_idiom(sentence: Sentence, mention: Mention) -> bool:
+    """A word of risk inside an idiom that holds no more than it ("cutting back on my hours",
+    "ending things with my boyfriend"): it names no risk for the model to read."""
+    return any(i.concept == "idiom" and i.start <= mention.start and mention.end <= i.end
+               for i in sentence.mentions)
 
 
 def threshold(sentences: list[Sentence]) -> float:

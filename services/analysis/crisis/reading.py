@@ -391,6 +391,8 @@ _SENSE_AFTER: dict[tuple[str, ...], frozenset[tuple[str, ...]]] = {
     **dict.fromkeys((("going", "on"), ("carrying", "on")),
                     _one(_OTHERS_THINGS | {"a", "an", "holiday", "about", "with", "at", "to",
                                            "in", "for", "trips", "dates"})),
+    # "I think about hanging a lot": how often, not a picture hung.
+    **dict.fromkeys((("hang", "a"), ("hanging", "a")), _one({"lot", "bit"})),
     # "I was trying to hang the washing out", "… to jump the queue"
     ("to", "hang"): _one(_OTHERS_THINGS | {"a", "an", "out", "up", "around", "about", "on",
                                            "some", "pictures", "curtains", "washing"}),
