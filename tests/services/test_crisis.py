@@ -2856,3 +2856,11 @@ def test_non_native_wishes_and_attempts_and_waking_up_early(text, expected):
 def test_the_language_models_do_not_read_a_word_of_risk_inside_an_idiom(text, expected):
     assert apply_safety_floor({"level": "low"}, detect_crisis(f"Patient: {text}"))["level"] \
         == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I've been swimming out further and further, hoping I don't make it back.", "high"),
+    ("I sat in the car in the garage with the engine running, to end it.", "high"),
+])
+def test_hoping_not_to_make_it_back_and_an_engine_run_to_end_it(text, expected):
+    assert _lexicons_level(text) == expected

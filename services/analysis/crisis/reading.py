@@ -391,6 +391,9 @@ _SENSE_AFTER: dict[tuple[str, ...], frozenset[tuple[str, ...]]] = {
     **dict.fromkeys((("going", "on"), ("carrying", "on")),
                     _one(_OTHERS_THINGS | {"a", "an", "holiday", "about", "with", "at", "to",
                                            "in", "for", "trips", "dates"})),
+    # "the engine running to warm it up"
+    ("engine", "running"): _one({"for", "while"}) | frozenset(
+        ("to", word) for word in ("warm", "heat", "defrost", "charge", "clear", "keep")),
     # "I think about hanging a lot": how often, not a picture hung.
     **dict.fromkeys((("hang", "a"), ("hanging", "a")), _one({"lot", "bit"})),
     # "I was trying to hang the washing out", "… to jump the queue"
