@@ -2861,6 +2861,7 @@ def test_the_language_models_do_not_read_a_word_of_risk_inside_an_idiom(text, ex
 @pytest.mark.parametrize(("text", "expected"), [
     ("I've been swimming out further and further, hoping I don't make it back.", "high"),
     ("I sat in the car in the garage with the engine running, to end it.", "high"),
+    ("I sat in the garage with the engine running to warm it up, it's so cold.", "low"),
 ])
 def test_hoping_not_to_make_it_back_and_an_engine_run_to_end_it(text, expected):
     assert _lexicons_level(text) == expected

@@ -297,7 +297,9 @@ PATTERNS: tuple[Pattern, ...] = (
              r"\buse\s+(?:it|the\s+gun|a\s+gun|the\s+knife|that|them)\s+on\s+myself\b",
              "myself | use"),
     Pattern(METHOD, r"\bcarbon\s+monoxide\b|\b(?:car|engine)\s+running\s+in\s+the\s+garage\b"
-             r"|\bin\s+the\s+garage\s+with\s+the\s+(?:car|engine)\s+running\b",
+             r"|\bin\s+the\s+garage\s+with\s+the\s+(?:car|engine)\s+running\b"
+             # "… running to warm it up", "… for a bit to defrost it": a cold morning.
+             r"(?!\s+(?:to\s+(?:warm|heat|defrost|charge|clear|keep)|for|while)\b)",
              "monoxide garage"),
     Pattern(METHOD,
              r"\b(?:look(?:ed|ing)?\s+up|research(?:ed|ing)?|googl(?:e|ed|ing)|search(?:ed|ing)"
