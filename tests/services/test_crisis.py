@@ -2865,3 +2865,11 @@ def test_the_language_models_do_not_read_a_word_of_risk_inside_an_idiom(text, ex
 ])
 def test_hoping_not_to_make_it_back_and_an_engine_run_to_end_it(text, expected):
     assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I've written down the when and the how in my diary.", "imminent"),
+    ("We sorted out the when and the how of the wedding.", "low"),
+])
+def test_the_when_and_the_how_written_down_is_a_plan_with_its_time(text, expected):
+    assert _lexicons_level(text) == expected

@@ -391,6 +391,8 @@ _SENSE_AFTER: dict[tuple[str, ...], frozenset[tuple[str, ...]]] = {
     **dict.fromkeys((("going", "on"), ("carrying", "on")),
                     _one(_OTHERS_THINGS | {"a", "an", "holiday", "about", "with", "at", "to",
                                            "in", "for", "trips", "dates"})),
+    # "the when and the how of the wedding"
+    **dict.fromkeys((("the", "how"), ("the", "when")), _one({"of", "for", "about", "behind"})),
     # "the engine running to warm it up"
     ("engine", "running"): _one({"for", "while"}) | frozenset(
         ("to", word) for word in ("warm", "heat", "defrost", "charge", "clear", "keep")),
