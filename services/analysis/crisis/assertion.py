@@ -102,6 +102,9 @@ def _new_subject(sentence: Sentence, start: int, end: int) -> bool:
 
 
 def _negated(sentence: Sentence, mention: Mention) -> bool:
+    """Whether a negation cue before or just after the mention denies it. A cue inside the
+    mention's own words never does ("never gave it back", "so nobody finds me"), so a concept
+    phrase needs no ``negation_exception`` entry: exceptions keep a cue off other words."""
     start, end = clause_bounds(sentence, mention.start)
     exceptions = [m for m in sentence.mentions if m.concept == "negation_exception"]
     for cue in sentence.mentions:

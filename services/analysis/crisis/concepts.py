@@ -466,21 +466,20 @@ def _covered(sentences: list[Sentence], index: int, concepts: list[Mention]) -> 
 
 # A fear for oneself said in so many words: "… safe with myself", "… of what I might do".
 _ONESELF = frozenset({"myself", "might", "will"})
-
-
 # What one may not trust oneself not to do that is a risk: "… not to do something stupid".
 _RISKY_ACTS = frozenset({"do", "hurt", "harm", "kill", "take", "use", "act", "go", "end", "jump",
                          "cut", "overdose", "try", "swallow"})
 
 
 def _unsafe_with_oneself(sentence: Sentence, unsafe: Mention) -> bool:
+    """Not being safe said of oneself ("I don't feel safe with myself"), not of a place or a
+    skill ("… walking home", "… not to eat the whole cake")."""
     words = sentence.words
     end = unsafe.end - sentence.offset
     after = words[end:end + 3]
     if after[:2] == ["not", "to"] and after[2:] and after[2] not in _RISKY_ACTS:
         return False  # "I can't trust myself not to eat the whole cake."
     return bool(_ONESELF.intersection(words[unsafe.start - sentence.offset:end + 3]))
-
 
 
 # "I keep thinking about that box": a thought kept on means named nearby.

@@ -448,17 +448,20 @@ _SENSE_AFTER: dict[tuple[str, ...], frozenset[tuple[str, ...]]] = {
 _SENSE_LAST_WORDS = frozenset(key[-1] for key in _SENSE_AFTER)
 
 
+def _lasts_the_days(words: list[str], start: int, reach: int) -> bool:
+    """Whether "to last", "to get", "to cover" … follows within ``reach`` words of ``start``."""
+    return any(words[j] == "to" and words[j + 1] in _ENOUGH_FOR
+               for j in range(start, min(start + reach, len(words) - 1)))
+
+
 def _another_sense(words: list[str], offset: int, mention: Mention) -> bool:
     last = mention.end - offset
-    if mention.concept == "means" and words[last:last + 1] == ["to"] and \
-            words[last + 1:last + 2] and words[last + 1] in _ENOUGH_FOR:
-        return True  # "enough insulin to last the trip", "the pills to get me through"
+    # An amount for the days: "the pills to get me through", "enough insulin to last the trip".
+    if (mention.concept == "means" and _lasts_the_days(words, last, 1)) or (
+            words[last - 1] == "enough" and _lasts_the_days(words, last + 1, 3)):
+        return True
     if last >= len(words) or words[last - 1] not in _SENSE_LAST_WORDS:
         return False  # most phrases end in a word that has no other sense here
-    if words[last - 1] == "enough" and any(
-            words[j] == "to" and words[j + 1] in _ENOUGH_FOR
-            for j in range(last + 1, min(last + 4, len(words) - 1))):
-        return True  # "I have enough insulin to last the trip": an amount for the days
     after = {tuple(words[last:last + 1]), tuple(words[last:last + 2])}
     return any(not after.isdisjoint(_SENSE_AFTER.get(tuple(words[last - n:last]), ()))
                for n in (1, 2) if n <= last)
