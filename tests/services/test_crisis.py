@@ -2873,3 +2873,27 @@ def test_hoping_not_to_make_it_back_and_an_engine_run_to_end_it(text, expected):
 ])
 def test_the_when_and_the_how_written_down_is_a_plan_with_its_time(text, expected):
     assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I took about 30 paracetamol last spring.", "high"),
+    ("i swallowed around forty of my sertraline last year", "high"),
+    ("I took about 30 minutes to get there.", "low"),
+    ("I'm just tired of life, doctor.", "high"),
+    ("I am tired of the life, I want that it finish now.", "high"),
+    ("I'm tired of life in the city, I want to move to the coast.", "low"),
+    ("I've written down all the baby's feeds for my husband so he can manage without me.",
+     "high"),
+    ("I'm teaching my husband to cook so he can manage without me while I'm in hospital.",
+     "low"),
+    ("I've been holding back my sleeping tablets for a few weeks now.", "high"),
+    ("I've been holding back on the biscuits since my diet started.", "low"),
+    ("I'll be glad when the tax return's done and dusted.", "low"),
+    ("I'll be dead and buried before the council fixes that pothole, mark my words.", "low"),
+    ("I wish I was dead and buried.", "high"),
+    ("I'm the bloke who botched it with the exhaust.", "high"),
+    ("I botched it with the cake for her birthday.", "low"),
+])
+def test_a_count_said_roughly_tired_of_life_managing_without_me_and_idioms_of_an_end(
+        text, expected):
+    assert _lexicons_level(text) == expected

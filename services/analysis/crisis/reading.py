@@ -35,6 +35,11 @@ _UNITS = frozenset({"one", "two", "three", "four", "five", "six", "seven", "eigh
 _LOAD_WORDS = frozenset({"load", "loads"})
 
 
+# Words that make a count approximate ("about 30", "nearly forty"), dropped before one.
+_APPROXIMATE = frozenset({"about", "around", "roughly", "nearly", "almost", "approximately",
+                          "maybe", "some", "over"})
+
+
 def _amount_stems(words: list[str], stems: list[str]) -> list[str]:
     """Stems with amounts read as one: a count in words of ten or more as "dozen", as digits
     are ("thirty oxys", "when I was nineteen"), but not the tens of a compound ("thirty-eight",
@@ -177,7 +182,7 @@ _COMMON = frozenset({"though", "through", "should", "would", "could", "people", 
                      "bridges", "tablet", "dying", "trains", "noises", "notice", "nights",
                      "blacked", "hearing", "forearm", "forearms", "paying", "strange",
                      "stranger", "strangers", "calving", "calves", "halving", "carked",
-                     "cheaper", "manager", "managers"})
+                     "cheaper", "manager", "managers", "buried", "burying"})
 
 
 @functools.lru_cache(maxsize=20_000)
@@ -272,6 +277,11 @@ def _normalise(text: str) -> list[tuple[str, str]]:
     words = [word for word, _ in pairs]
     if "load" in text or _MANY_WORDS.intersection(words):
         pairs = list(zip(words, _amount_stems(words, [stem for _, stem in pairs]), strict=True))
+    if _APPROXIMATE.intersection(words):
+        # "took about 30 paracetamol" reads as "took 30 paracetamol": a count said roughly.
+        pairs = [pair for index, pair in enumerate(pairs)
+                 if pair[0] not in _APPROXIMATE or index + 1 == len(pairs)
+                 or pairs[index + 1][1] != "dozen"]
     # A word said twice is said once: speech repeats itself ("I, I think", "my, uh, my head").
     return [pair for index, pair in enumerate(pairs)
             if index == 0 or pair[0] != pairs[index - 1][0]]
@@ -367,6 +377,10 @@ _SENSE_AFTER: dict[tuple[str, ...], frozenset[tuple[str, ...]]] = {
     # "stepping off the plane in Bali"
     ("off", "the"): _one({"plane", "boat", "ferry", "bus", "ship", "escalator", "stage",
                           "treadmill", "scales", "pitch", "court", "field", "coach"}),
+    # "tired of life in the city"
+    ("of", "life"): _one({"in", "at", "on"}),
+    # "so he can manage without me while I'm in hospital": an absence for a while
+    ("without", "me"): _one({"while", "next", "this", "during", "until", "till", "on"}),
     # "whether to use it for the hammock"
     ("use", "it"): frozenset(("for", word) for word in ("the", "a", "an", "our", "work")),
     # "my second attempt at the driving test", "two attempts at the exam"
