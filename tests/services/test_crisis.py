@@ -2897,3 +2897,33 @@ def test_the_when_and_the_how_written_down_is_a_plan_with_its_time(text, expecte
 def test_a_count_said_roughly_tired_of_life_managing_without_me_and_idioms_of_an_end(
         text, expected):
     assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I'm past caring whether I'm here or not.", "high"),
+    ("I don't care whether I'm here or not for the meeting, they never listen.", "low"),
+    ("I'm not fussed about living any more, put it that way, love.", "high"),
+    ("I've still got my late husband's heart tablets. I didn't hand them back, and not by "
+     "accident.", "high"),
+    ("I kept his reading glasses, and not by accident, they remind me of him.", "low"),
+    ("This'll be our last appointment, love. No need to book me the next one.", "moderate"),
+    ("Since my husband died I ask God every night, please take me also.", "high"),
+    ("Please take me to the station, Dad.", "low"),
+])
+def test_past_caring_medicine_kept_on_purpose_no_next_appointment_and_god_asked(text, expected):
+    assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I looked up on my phone how many of my mirtazapine it would take.", "high"),
+    ("I've been reading how many paracetamol it takes to do real damage.", "high"),
+    ("I asked the pharmacist how much insulin it would take to bring my sugars down.", "low"),
+    ("My sister googled how many of her pills it would take and I'm scared for her.", "low"),
+    ("Tonight I'm doing a hot shot in the flat so nobody can narcan me.", "imminent"),
+    ("I always use with someone so they can narcan me if it goes wrong.", "low"),
+    ("I'm on the 14th floor and the balcony door doesn't lock.", "low"),
+    ("I'm doing it on the 14th, I've got the pills.", "imminent"),
+])
+def test_a_lethal_amount_researched_no_one_to_revive_me_and_a_floor_that_is_no_date(
+        text, expected):
+    assert _lexicons_level(text) == expected

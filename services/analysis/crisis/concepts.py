@@ -499,6 +499,32 @@ def _thought_of_a_way(sentence: Sentence, concepts: list[Mention]) -> bool:
         m.concept == "method_weak" and m.end - sentence.offset == len(words) for m in concepts)
 
 
+# What an amount of one's medicine is asked to do: "how many of my mirtazapine it would take",
+# "how much insulin would kill you".
+_LETHAL_ASKED = frozenset({("would", "take"), ("it", "takes"), ("would", "kill"),
+                           ("it", "take"), ("takes", "to")})
+# What it may be asked to take them to do: an end, not "… to bring my sugars down".
+_LETHAL_ENDS = frozenset({"kill", "die", "end", "overdose", "do", "be", "not"})
+
+
+def _lethal_amount_asked(sentence: Sentence, concepts: list[Mention]) -> Mention | None:
+    """The patient's means asked about as a lethal amount: "I looked up how many of my
+    mirtazapine it would take" (not "… to last the trip", "… to bring my sugars down")."""
+    words = sentence.words
+    for mention in concepts:
+        at, end = mention.start - sentence.offset, mention.end - sentence.offset
+        if mention.concept != "means" or not any(
+                words[i:i + 2] in (["how", "many"], ["how", "much"])
+                for i in range(max(0, at - 4), at)):
+            continue
+        for i in range(end, min(end + 4, len(words) - 1)):
+            if (words[i], words[i + 1]) in _LETHAL_ASKED:
+                then = words[i + 2:i + 4]
+                if then[:1] != ["to"] or (then[1:] and then[1] in _LETHAL_ENDS):
+                    return mention
+    return None
+
+
 def _dwells_on_it(sentence: Sentence, thought: Mention) -> bool:
     """Whether the patient keeps thinking about something named before ("I keep thinking
     about that box", "I think about them constantly")."""
@@ -719,6 +745,11 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
         elif "thought" in own and _thought_of_a_way(sentence, concepts):
             # "I've thought of hanging. We have beams in the loft."
             add("method", first["method_weak"])
+            context = True
+        elif "thought" in own and set(sentence.words) & FIRST_PERSON and \
+                (asked := _lethal_amount_asked(sentence, concepts)) is not None:
+            # "I looked up how many of my mirtazapine it would take": a lethal dose researched
+            add("method", asked)
             context = True
         elif "method_weak" in window and "ease" in own and \
                 set(sentence.words) & FIRST_PERSON:

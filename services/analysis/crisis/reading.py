@@ -35,6 +35,9 @@ _UNITS = frozenset({"one", "two", "three", "four", "five", "six", "seven", "eigh
 _LOAD_WORDS = frozenset({"load", "loads"})
 
 
+# What an ordinal may number that is no day of the month: "the 14th floor".
+_NOT_A_DAY = frozenset({"floor", "floors", "storey", "story", "level", "row", "place", "century",
+                        "street", "avenue", "grade", "year", "time", "attempt", "deck"})
 # Words that make a count approximate ("about 30", "nearly forty"), dropped before one.
 _APPROXIMATE = frozenset({"about", "around", "roughly", "nearly", "almost", "approximately",
                           "maybe", "some", "over"})
@@ -277,6 +280,11 @@ def _normalise(text: str) -> list[tuple[str, str]]:
     words = [word for word, _ in pairs]
     if "load" in text or _MANY_WORDS.intersection(words):
         pairs = list(zip(words, _amount_stems(words, [stem for _, stem in pairs]), strict=True))
+    if "nth" in (stem for _, stem in pairs):
+        # "on the 14th floor", "the 3rd level": a place, not a day of the month
+        pairs = [(word, word) if stem == "nth" and index + 1 < len(pairs)
+                 and pairs[index + 1][0] in _NOT_A_DAY else (word, stem)
+                 for index, (word, stem) in enumerate(pairs)]
     if _APPROXIMATE.intersection(words):
         # "took about 30 paracetamol" reads as "took 30 paracetamol": a count said roughly.
         pairs = [pair for index, pair in enumerate(pairs)
@@ -377,6 +385,8 @@ _SENSE_AFTER: dict[tuple[str, ...], frozenset[tuple[str, ...]]] = {
     # "stepping off the plane in Bali"
     ("off", "the"): _one({"plane", "boat", "ferry", "bus", "ship", "escalator", "stage",
                           "treadmill", "scales", "pitch", "court", "field", "coach"}),
+    # "I don't care whether I'm here or not for the meeting"
+    ("or", "not"): _one({"for", "at", "in", "on"}),
     # "tired of life in the city"
     ("of", "life"): _one({"in", "at", "on"}),
     # "so he can manage without me while I'm in hospital": an absence for a while
