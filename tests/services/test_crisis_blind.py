@@ -17,7 +17,9 @@ from tests.conftest import bearer
 from tests.services.crisis_blind import (
     BLIND_SETS,
     HELD_OUT,
+    READ_SETS,
     TUNING,
+    load_statements,
     measure,
     split_blind_set,
     split_one_set,
@@ -26,10 +28,12 @@ from tests.services.crisis_blind import (
 ANALYZE_URL = "/api/therapy/analyze-session"
 
 # The recall goal is NOT met on the held-out halves. These floors guard the measured figures
-# (1212/1386 recall, 65/925 false alarms over the twenty-three sets' held-out halves) against
+# (1320/1537 recall, 70/995 false alarms over the twenty-five sets' held-out halves) against
 # regression; they are not the goals.
-MEASURED_MIN_RECALL = 0.87
+MEASURED_MIN_RECALL = 0.85
 MEASURED_MAX_FALSE_ALARMS = 0.08
+# Writer 26's set, read in full (95/150 when it was added): the same guard.
+READ_MIN_RECALL = 0.6
 
 
 def _level(statement: dict) -> str:
@@ -61,6 +65,20 @@ def test_blind_set_figures():
     print(f"\ntuning half:   {tuning.line()}\nheld-out half: {held_out.line()}")
     assert held_out.recall >= MEASURED_MIN_RECALL
     assert held_out.false_alarm_rate <= MEASURED_MAX_FALSE_ALARMS
+
+
+def test_sets_read_in_full_are_reported_apart():
+    """A set read in full while tuning measures nothing about generalising: it is kept out of
+    both halves and its figures are printed on their own."""
+    halves = split_blind_set()
+    blind_ids = {s["id"] for s in halves[TUNING] + halves[HELD_OUT]}
+    assert READ_SETS
+    for path in READ_SETS:
+        statements = load_statements(path)
+        assert not blind_ids & {s["id"] for s in statements}
+        figures = measure(statements, [_level(s) for s in statements])
+        print(f"\nread in full, {path.name}: {figures.line()}")
+        assert figures.recall >= READ_MIN_RECALL
 
 
 def test_concept_reading_catches_more_than_the_phrases_alone_on_the_held_out_half():
