@@ -2,14 +2,14 @@
 ``scripts/train_crisis_model.py --candidate DIR``) beside the committed one inside the crisis
 detector, on material neither model was trained on and on the project's own plain tests.
 
-    .venv/bin/python scripts/choose_crisis_thresholds.py DIR [--show] [--install]
+    .venv/bin/python scripts/choose_crisis_thresholds.py DIR [--show] [--install] [--writers N ...]
 
 Both models are run with onnxruntime as ``services/analysis/crisis/model_reader.py`` runs the
 committed one (one thread, each text read alone, long turns in windows). Three sets:
 
 (a) the tuning halves of writers 18, 19 and 20 (``CANDIDATE_SETS`` leaves them out of the
     candidate's training; the committed model never saw them): the material thresholds are
-    chosen on;
+    chosen on; ``--writers`` names others (neither model has seen writer 18 or a later one);
 (b) the statements and transcripts that tests/services/test_crisis.py,
     test_crisis_model_reader.py and tests/e2e/test_safety_e2e.py assert are raised (high or
     imminent) or not, read from their parametrize lists, the corpus manifest and ``LITERALS``;
@@ -238,8 +238,8 @@ def test_items() -> list[Item]:
     return list(seen.values())
 
 
-def choice_items() -> list[Item]:
-    statements = split_blind_set([DATA / name for name in CHOICE_SETS])[TUNING]
+def choice_items(sets: tuple[str, ...] = CHOICE_SETS) -> list[Item]:
+    statements = split_blind_set([DATA / name for name in sets])[TUNING]
     return [Item(f"Patient: {s['text']}", s["escalate"], s["expected_band"] == "imminent",
                  s["id"]) for s in statements]
 
@@ -412,13 +412,18 @@ def main() -> int:
     parser.add_argument("--install", action="store_true",
                         help="copy the candidate to services/analysis/crisis/second_model/ with "
                              "SECOND_ESCALATE_AT as its settings")
+    parser.add_argument("--writers", type=int, nargs="+", default=None,
+                        help="(a) from these writers' tuning halves instead of CHOICE_SETS "
+                             "(writers neither model was trained on: 18 and later)")
     args = parser.parse_args()
+    choice_sets = CHOICE_SETS if args.writers is None else tuple(
+        f"crisis_statements_writer{n}.json" for n in args.writers)
     if args.install:
         install(args.candidate)
         return 0
     committed_model, candidate_model = language_model.model(), load(args.candidate)
     committed, candidate = Scorer(committed_model), Scorer(candidate_model)
-    sets = {"a": choice_items(), "b": test_items(), "c": ordinary_items()}
+    sets = {"a": choice_items(choice_sets), "b": test_items(), "c": ordinary_items()}
     found = {name: [features(i, committed, candidate) for i in items]
              for name, items in sets.items()}
     results: list[tuple[str, dict[str, Figures]]] = []
@@ -433,7 +438,7 @@ def main() -> int:
                                for s, items in sets.items()}))
     base = results[0][1]
     base_wrong_b = {i.text for i in base["b"].wrong}
-    print(f"(a) tuning halves of {len(CHOICE_SETS)} sets: {len(sets['a'])}; (b) test statements: "
+    print(f"(a) tuning halves of {len(choice_sets)} sets: {len(sets['a'])}; (b) test statements: "
           f"{len(sets['b'])}; (c) ordinary turns: {len(sets['c'])}")
     for name, figs in results:
         broken = [i for i in figs["b"].wrong if i.text not in base_wrong_b]

@@ -2927,3 +2927,29 @@ def test_past_caring_medicine_kept_on_purpose_no_next_appointment_and_god_asked(
 def test_a_lethal_amount_researched_no_one_to_revive_me_and_a_floor_that_is_no_date(
         text, expected):
     assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("When it builds up I smack my head against the bathroom door until it rings.", "high"),
+    ("I've been battering me head off the kitchen wall, like, it's the only thing that helps.",
+     "high"),
+    ("It's like smashing my head against a brick wall with this landlord.", "low"),
+    ("I could smack my head, I forgot the parking ticket again.", "low"),
+    ("Last night I put my belt round my neck in the wardrobe to see if I could.", "high"),
+    ("At school a lad put a belt round my neck for a laugh, he got expelled.", "low"),
+    ("I tied my charger round my neck for a bit last night.", "high"),
+])
+def test_a_head_hit_against_a_wall_and_a_ligature_round_the_neck(text, expected):
+    assert _lexicons_level(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I wouldn't mind at all if the good Lord took me in my sleep.", "high"),
+    ("Mum went peacefully, the Lord took her in her sleep.", "low"),
+    ("Honestly I wish this cancer would hurry up.", "high"),
+    ("I'd be happy if the cancer got a move on, if I'm honest.", "high"),
+    ("Dad's cancer got a move on in the spring and he was gone by June.", "low"),
+    ("I wish the cancer ward would hurry up with my scan results.", "low"),
+])
+def test_a_death_in_ones_sleep_or_from_ones_illness_wished_for(text, expected):
+    assert _lexicons_level(text) == expected
