@@ -451,3 +451,17 @@ def test_everyday_preparations_every_trained_reader_hears_as_ordinary_go_to_revi
 ])
 def test_everyday_preparations_a_trained_reader_hears_as_risk_stay_raised(text):
     assert _floor(f"Patient: {text}") in ("high", "imminent")
+
+
+@pytest.mark.parametrize(("text", "read"), [
+    ("I banged my head on the cupboard door this morning.", False),
+    ("I banged my head on the doorframe moving the sofa, look at the lump.", False),
+    ("I bang my head on the wall when it gets too much.", True),
+    ("I burned my arm on the stove on purpose last night.", True),
+])
+def test_a_self_harm_word_told_as_an_accident_is_not_the_models_to_read(text, read):
+    """The models cannot see the accident the lexicons read ("on the cupboard door") and rate
+    the words of the act: such a sentence is not theirs to read, and stays unraised."""
+    assert model_reader.reads(read_turn(text)) is read
+    if not read:
+        assert detect_crisis(f"Patient: {text}").level is None

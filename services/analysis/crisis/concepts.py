@@ -412,6 +412,14 @@ _COVERED = {"farewell": "plan", "preparation_weak": "plan", "method": "plan",
 _TAKES_BACK_WORDS = 8
 
 
+def told_as_an_accident(sentence: Sentence) -> bool:
+    """Whether a sentence tells its injury as an accident: "burned my hand on the kettle" is
+    one; "… on the stove on purpose" and "I was cooking and I decided to burn my arm" are
+    not."""
+    return has(sentence, "accident") and not (
+        has(sentence, "self_harm_deliberate") or has(sentence, "commitment"))
+
+
 def _story_taken_back(sentences: list[Sentence], index: int, story: Mention) -> bool:
     """Whether the patient says the story they told is not so: after a "but" in its own
     sentence ("I told her it was my hours, but really I didn't want …"), or in a short denial
@@ -607,10 +615,7 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
         # A bare topic ("The self-harm stuff?") discloses nothing without "I" or a time.
         # "relapsed. cut 3x this wk": a relapse told nearby makes the cut the patient's own.
         relapse = "relapse" in window
-        # "burned my hand on the kettle" is an accident; "… on the stove on purpose" and "I
-        # was cooking and I decided to burn my arm" are not.
-        accidental = (has(sentence, "accident") and not (
-            has(sentence, "self_harm_deliberate") or has(sentence, "commitment"))) \
+        accidental = told_as_an_accident(sentence) \
             or not (set(sentence.words) & FIRST_PERSON or has(sentence, "recent") or relapse)
         lately = recent_near or relapse or timed
         for mention in () if accidental else concepts:

@@ -29,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
+from services.analysis.crisis.concepts import told_as_an_accident
 from services.analysis.crisis.reader import RISK_CONCEPTS
 from services.analysis.crisis.reading import Mention, Sentence, names
 
@@ -169,7 +170,13 @@ def reads(sentences: list[Sentence]) -> bool:
     """Whether the model reads a patient turn: one naming a word of risk, a method, means, a
     plan or intent (GATE_CONCEPTS), asserted or not."""
     return any(m.concept in GATE_CONCEPTS and not _inside_an_idiom(s, m)
+               and not (m.concept in _SELF_HARM_WORDS and told_as_an_accident(s))
                for s in sentences for m in s.mentions)
+
+
+# A self-harm word in a sentence the lexicons read as an accident ("I banged my head on the
+# cupboard door this morning"): the models, which cannot see the accident, read it as an act.
+_SELF_HARM_WORDS = frozenset({"self_harm_act", "self_harm_cue"})
 
 
 def _inside_an_idiom(sentence: Sentence, mention: Mention) -> bool:
