@@ -168,7 +168,8 @@ def windows(text: str) -> list[str]:
 
 def reads(sentences: list[Sentence]) -> bool:
     """Whether the model reads a patient turn: one naming a word of risk, a method, means, a
-    plan or intent (GATE_CONCEPTS), asserted or not."""
+    plan or intent (GATE_CONCEPTS), asserted or not, outside an idiom and, for a self-harm
+    word, outside a sentence told as an accident."""
     return any(m.concept in GATE_CONCEPTS and not _inside_an_idiom(s, m)
                and not (m.concept in _SELF_HARM_WORDS and told_as_an_accident(s))
                for s in sentences for m in s.mentions)
