@@ -551,7 +551,9 @@ _REPORTING = frozenset({"said", "says", "say", "saying", "posted", "posts", "wro
 _REPORTERS = _THIRD_PERSON_SUBJECTS
 
 
-def _accidental(sentence: Sentence) -> bool:
+def _by_accident_or_mistake(sentence: Sentence) -> bool:
+    """Whether a sentence says what it tells was not meant ("took too many by mistake"): it
+    takes back an attempt, a method or killing oneself (``_ACCIDENT_UNDOES``)."""
     # "it wasn't an accident" (`self_harm_deliberate`) says the opposite.
     deliberate = [(m.start, m.end) for m in sentence.mentions
                   if m.concept == "self_harm_deliberate"]
@@ -560,6 +562,14 @@ def _accidental(sentence: Sentence) -> bool:
                and not _denied(sentence, m)
                and not any(start <= m.start and m.end <= end for start, end in deliberate)
                for m in sentence.mentions)
+
+
+def told_as_an_accident(sentence: Sentence) -> bool:
+    """Whether a sentence tells its injury as an accident, its setting enough to say so: it
+    takes back a self-harm act. "burned my hand on the kettle" is one; "… on the stove on
+    purpose" and "I was cooking and I decided to burn my arm" are not."""
+    return has(sentence, "accident") and not (
+        has(sentence, "self_harm_deliberate") or has(sentence, "commitment"))
 
 
 # What ends a report: the patient's own clause after it ("He said I was useless, so I
@@ -636,7 +646,7 @@ def asserted_concepts(sentences: list[Sentence]) -> list[list[Mention]]:
             result.append([])
             continue
         historical = _historical(sentence) and not has(sentence, "recent")
-        accidental = _accidental(sentence)
+        accidental = _by_accident_or_mistake(sentence)
         # "I'm hanging in there", "killing time": words inside an idiom mean something else.
         kept = [
             m for m in sentence.mentions

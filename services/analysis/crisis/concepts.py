@@ -29,6 +29,7 @@ from services.analysis.crisis.assertion import (
     has,
     hypothetical,
     tells_of_someone_else,
+    told_as_an_accident,
 )
 from services.analysis.crisis.reading import Mention, Sentence, names, read_turn
 from services.analysis.crisis.signals import RISK_STATEMENT
@@ -410,14 +411,6 @@ _COVERED = {"farewell": "plan", "preparation_weak": "plan", "method": "plan",
 # A sentence this short that says no takes back the story before it: "I didn't.", "It
 # wasn't.", "I'm not retiring."
 _TAKES_BACK_WORDS = 8
-
-
-def told_as_an_accident(sentence: Sentence) -> bool:
-    """Whether a sentence tells its injury as an accident: "burned my hand on the kettle" is
-    one; "… on the stove on purpose" and "I was cooking and I decided to burn my arm" are
-    not."""
-    return has(sentence, "accident") and not (
-        has(sentence, "self_harm_deliberate") or has(sentence, "commitment"))
 
 
 def _story_taken_back(sentences: list[Sentence], index: int, story: Mention) -> bool:

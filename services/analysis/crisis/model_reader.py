@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from services.analysis.crisis.concepts import told_as_an_accident
+from services.analysis.crisis.assertion import told_as_an_accident
 from services.analysis.crisis.reader import RISK_CONCEPTS
 from services.analysis.crisis.reading import Mention, Sentence, names
 
