@@ -217,6 +217,9 @@ def _row_items(name: str, row: dict, module) -> list[Item]:
         text = f"Patient: {text}"
     if "raised" in row:
         return [Item(text, row["raised"], False, name)]
+    if "read" in row:
+        # Whether the models read it: the test asserts only that an unread one stays unraised.
+        return [] if row["read"] else [Item(text, False, False, name)]
     if "expected" in row:
         return [Item(text, row["expected"] in RAISED, row["expected"] == "imminent", name)]
     if "kind" in row:
@@ -341,8 +344,9 @@ def replaced_levels(items: list[Item], candidate: language_model.LoadedModel,
 def add_on_policies() -> dict[str, object]:
     """Rules added to the committed detector's own, by name."""
     policies: dict[str, object] = {"committed": lambda t: False}
-    for plan_at, risk_at in ((0.999, 0.99), (0.998, 0.99), (0.998, 0.985), (0.998, 0.98),
-                             (0.995, 0.95), (0.99, 0.9), (0.99, 0.8), (0.98, 0.6)):
+    for plan_at, risk_at in ((0.999, 0.9995), (0.999, 0.999), (0.999, 0.99), (0.998, 0.99),
+                             (0.998, 0.985), (0.998, 0.98), (0.995, 0.95), (0.99, 0.9),
+                             (0.99, 0.8), (0.98, 0.6)):
         policies[f"candidate alone {plan_at}/{risk_at}"] = \
             lambda t, p=plan_at, w=risk_at: t.k >= (w if t.risk_words else p)
     # The candidate at a lower threshold where the committed model or the word reader also

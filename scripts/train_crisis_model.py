@@ -94,15 +94,24 @@ MODEL_SETS = ("crisis_statements_blind.json",
 MODEL_EXTRA = ("reader_training_denials.json", "reader_training_ordinary_a.json",
                "reader_training_ordinary_b.json", "reader_training_plain.json",
                "reader_training_risky_words.json")
-# --candidate: a model trained on every set but writers 18-19 (kept to choose its thresholds)
-# and on the reader_training files named here, written apart from the committed one. The
-# detector's second model (services/analysis/crisis/second_model/) is such a candidate,
+# --candidate: a model trained on the sets of writers up to --through (17 unless told; the
+# later writers are kept to choose its thresholds) and on the reader_training files named here,
+# written apart from the committed one. The detector's second model
+# (services/analysis/crisis/second_model/) is such a candidate (--through 17),
 # installed with its thresholds by scripts/choose_crisis_thresholds.py DIR --install
 # (docs/safety-floor.md). reader_training_contrasts_c.json came later: a candidate trained
 # with it as well ranked writers 18-19 better but raised more of the project's plainly worded
 # safe statements at every threshold (docs/safety-floor.md), so it is not named.
-CANDIDATE_SETS = ("crisis_statements_blind.json",
-                  *(f"crisis_statements_writer{n}.json" for n in range(2, 18)))
+CANDIDATE_THROUGH = 17
+
+
+def candidate_sets(through: int = CANDIDATE_THROUGH) -> tuple[str, ...]:
+    """The statement sets a candidate is trained on: the first set and writers 2..through
+    (each its tuning half); the writers after it are left to choose its thresholds on."""
+    return ("crisis_statements_blind.json",
+            *(f"crisis_statements_writer{n}.json" for n in range(2, through + 1)))
+
+
 CANDIDATE_EXTRA = tuple(f"reader_training_{name}.json" for name in (
     "denials", "ordinary_a", "ordinary_b", "ordinary_c", "plain", "plain_b", "risky_words",
     "safe_b", "short_contrasts", "spoken", "varied_a", "varied_b"))
@@ -277,8 +286,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cross-validate", action="store_true")
     parser.add_argument("--candidate", type=Path, metavar="DIR",
-                        help="train on every set but writers 18-19 and every reader_training "
+                        help="train on the sets up to --through and every reader_training "
                              "file; write the model to DIR, not over the committed one")
+    parser.add_argument("--through", type=int, default=CANDIDATE_THROUGH, metavar="N",
+                        help="with --candidate: train on writers up to N (default "
+                             f"{CANDIDATE_THROUGH}, the committed second model), leaving the "
+                             "later ones unseen")
     parser.add_argument("--validate-on-writers", nargs="*", metavar="WRITER",
                         help="train without these writers' tuning halves (e.g. w12 w13) and "
                              "score them")
@@ -289,8 +302,9 @@ def main() -> int:
         validate_on_writers(split_blind_set()[TUNING], extra_material(None),
                             args.validate_on_writers)
         return 0
-    # The committed model, or with --candidate every set but writers 18-19 and its files.
-    sets, extra_names, directory = (CANDIDATE_SETS, CANDIDATE_EXTRA, args.candidate) \
+    # The committed model, or with --candidate the sets up to --through and its files.
+    sets, extra_names, directory = (candidate_sets(args.through), CANDIDATE_EXTRA,
+                                    args.candidate) \
         if args.candidate \
         else (MODEL_SETS, MODEL_EXTRA, MODEL_DIR)
     tuning = split_blind_set([DATA / name for name in sets])[TUNING]
