@@ -349,6 +349,10 @@ def add_on_policies() -> dict[str, object]:
                              (0.99, 0.8), (0.98, 0.6)):
         policies[f"candidate alone {plan_at}/{risk_at}"] = \
             lambda t, p=plan_at, w=risk_at: t.k >= (w if t.risk_words else p)
+    # The candidate alone where the lexicons do not hold the words at a distance.
+    for plan_at, risk_at in ((0.999, 0.998), (0.999, 0.99), (0.998, 0.99)):
+        policies[f"candidate alone, not distanced {plan_at}/{risk_at}"] = \
+            lambda t, p=plan_at, w=risk_at: t.k >= (w if t.risk_words else p) and not t.distanced
     # The candidate at a lower threshold where the committed model or the word reader also
     # rates the turn above a floor (their errors are partly their own).
     for k_plan, k_risk in ((0.99, 0.9), (0.98, 0.8), (0.95, 0.6), (0.9, 0.5)):
