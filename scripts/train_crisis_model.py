@@ -122,7 +122,8 @@ MAX_TOKENS = 128
 SEED = 0
 
 
-def fit(rows: list[dict]) -> tuple[AutoTokenizer, AutoModelForSequenceClassification]:
+def fit(rows: list[dict], epochs: int = EPOCHS,
+        ) -> tuple[AutoTokenizer, AutoModelForSequenceClassification]:
     torch.manual_seed(SEED)
     base = str(get_model_path())
     tokenizer = AutoTokenizer.from_pretrained(base)
@@ -133,7 +134,7 @@ def fit(rows: list[dict]) -> tuple[AutoTokenizer, AutoModelForSequenceClassifica
     # Balanced classes, as the word-count reader's class_weight="balanced".
     loss = torch.nn.CrossEntropyLoss(weight=torch.tensor([0.5 / (1 - positive), 0.5 / positive]))
     optimizer = torch.optim.AdamW(model.parameters(), lr=LEARNING_RATE, weight_decay=0.01)
-    for epoch in range(EPOCHS):
+    for epoch in range(epochs):
         model.train()
         order = np.random.RandomState(SEED + epoch).permutation(len(texts))
         for start in range(0, len(texts), BATCH):
@@ -177,7 +178,8 @@ def export(tokenizer, model, directory: Path) -> None:
     tokenizer.backend_tokenizer.save(str(directory / TOKENIZER_FILE))
 
 
-def write_settings(tuning_count: int, extra_count: int, directory: Path = MODEL_DIR) -> None:
+def write_settings(tuning_count: int, extra_count: int, directory: Path = MODEL_DIR,
+                   epochs: int = EPOCHS) -> None:
     graph = (directory / MODEL_FILE).read_bytes()
     settings = {
         "about": "Settings of services/analysis/crisis/model_reader.py, written by "
@@ -189,7 +191,7 @@ def write_settings(tuning_count: int, extra_count: int, directory: Path = MODEL_
         "max_tokens": MAX_TOKENS,
         "model_sha256": hashlib.sha256(graph).hexdigest(),
         "trained_on": {"tuning_statements": tuning_count, "other_rows": extra_count,
-                       "epochs": EPOCHS, "learning_rate": LEARNING_RATE, "seed": SEED},
+                       "epochs": epochs, "learning_rate": LEARNING_RATE, "seed": SEED},
     }
     (directory / SETTINGS_FILE).write_text(json.dumps(settings, indent=1) + "\n",
                                            encoding="utf-8")
@@ -292,6 +294,8 @@ def main() -> int:
                         help="with --candidate: train on writers up to N (default "
                              f"{CANDIDATE_THROUGH}, the committed second model), leaving the "
                              "later ones unseen")
+    parser.add_argument("--epochs", type=int, default=EPOCHS,
+                        help=f"passes over the training rows (default {EPOCHS})")
     parser.add_argument("--validate-on-writers", nargs="*", metavar="WRITER",
                         help="train without these writers' tuning halves (e.g. w12 w13) and "
                              "score them")
@@ -312,9 +316,9 @@ def main() -> int:
     if args.cross_validate:
         cross_validate(tuning, extra)
         return 0
-    tokenizer, model = fit(tuning + extra)
+    tokenizer, model = fit(tuning + extra, args.epochs)
     export(tokenizer, model, directory)
-    write_settings(len(tuning), len(extra), directory)
+    write_settings(len(tuning), len(extra), directory, args.epochs)
     print(f"wrote {directory} from {len(tuning)} tuning statements and {len(extra)} others")
     return 0
 
