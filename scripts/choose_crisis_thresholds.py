@@ -7,9 +7,11 @@ detector, on material neither model was trained on and on the project's own plai
 Both models are run with onnxruntime as ``services/analysis/crisis/model_reader.py`` runs the
 committed one (one thread, each text read alone, long turns in windows). Three sets:
 
-(a) the tuning halves of writers 18, 19 and 20 (``CANDIDATE_SETS`` leaves them out of the
-    candidate's training; the committed model never saw them): the material thresholds are
-    chosen on; ``--writers`` names others (neither model has seen writer 18 or a later one);
+(a) the tuning halves of writers 18, 19 and 20 (``train_crisis_model.py --candidate`` leaves
+    the writers after ``--through``, 17 unless told, out of the candidate's training; the
+    committed model never saw them): the material thresholds are chosen on; ``--writers``
+    names others (neither the committed nor the installed second model has seen writer 18 or a
+    later one);
 (b) the statements and transcripts that tests/services/test_crisis.py,
     test_crisis_model_reader.py and tests/e2e/test_safety_e2e.py assert are raised (high or
     imminent) or not, read from their parametrize lists, the corpus manifest and ``LITERALS``;
@@ -341,6 +343,12 @@ def replaced_levels(items: list[Item], candidate: language_model.LoadedModel,
         language_model._loaded = saved
 
 
+def _candidate_over(turn: Turn, plan_at: float, risk_at: float) -> bool:
+    """The candidate's score at its threshold: ``risk_at`` beside a word of risk, else
+    ``plan_at`` (as ``model_reader.second_threshold``)."""
+    return turn.k >= (risk_at if turn.risk_words else plan_at)
+
+
 def add_on_policies() -> dict[str, object]:
     """Rules added to the committed detector's own, by name."""
     policies: dict[str, object] = {"committed": lambda t: False}
@@ -348,11 +356,11 @@ def add_on_policies() -> dict[str, object]:
                              (0.998, 0.985), (0.998, 0.98), (0.995, 0.95), (0.99, 0.9),
                              (0.99, 0.8), (0.98, 0.6)):
         policies[f"candidate alone {plan_at}/{risk_at}"] = \
-            lambda t, p=plan_at, w=risk_at: t.k >= (w if t.risk_words else p)
+            lambda t, p=plan_at, w=risk_at: _candidate_over(t, p, w)
     # The candidate alone where the lexicons do not hold the words at a distance.
     for plan_at, risk_at in ((0.999, 0.998), (0.999, 0.99), (0.998, 0.99)):
         policies[f"candidate alone, not distanced {plan_at}/{risk_at}"] = \
-            lambda t, p=plan_at, w=risk_at: t.k >= (w if t.risk_words else p) and not t.distanced
+            lambda t, p=plan_at, w=risk_at: _candidate_over(t, p, w) and not t.distanced
     # The candidate at a lower threshold where the committed model or the word reader also
     # rates the turn above a floor (their errors are partly their own).
     for k_plan, k_risk in ((0.99, 0.9), (0.98, 0.8), (0.95, 0.6), (0.9, 0.5)):
@@ -360,7 +368,7 @@ def add_on_policies() -> dict[str, object]:
             for r_floor in (0.3, 0.5, 0.7, 2.0):
                 policies[f"k>={k_plan}/{k_risk} & (c>={c_floor} | r>={r_floor})"] = (
                     lambda t, p=k_plan, w=k_risk, cf=c_floor, rf=r_floor:
-                    t.k >= (w if t.risk_words else p) and (t.c >= cf or t.r >= rf)
+                    _candidate_over(t, p, w) and (t.c >= cf or t.r >= rf)
                     and not t.distanced)
     # Only in the words-of-risk gate (plans and means alone as the committed detector has it).
     for k_risk in (0.9, 0.8, 0.6, 0.5, 0.3):

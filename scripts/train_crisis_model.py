@@ -122,8 +122,8 @@ MAX_TOKENS = 128
 SEED = 0
 
 
-def fit(rows: list[dict], epochs: int = EPOCHS,
-        ) -> tuple[AutoTokenizer, AutoModelForSequenceClassification]:
+def fit(rows: list[dict], epochs: int = EPOCHS) -> tuple[AutoTokenizer,
+                                                         AutoModelForSequenceClassification]:
     torch.manual_seed(SEED)
     base = str(get_model_path())
     tokenizer = AutoTokenizer.from_pretrained(base)
@@ -307,10 +307,11 @@ def main() -> int:
                             args.validate_on_writers)
         return 0
     # The committed model, or with --candidate the sets up to --through and its files.
-    sets, extra_names, directory = (candidate_sets(args.through), CANDIDATE_EXTRA,
-                                    args.candidate) \
-        if args.candidate \
-        else (MODEL_SETS, MODEL_EXTRA, MODEL_DIR)
+    if args.candidate:
+        sets, extra_names, directory = (candidate_sets(args.through), CANDIDATE_EXTRA,
+                                        args.candidate)
+    else:
+        sets, extra_names, directory = MODEL_SETS, MODEL_EXTRA, MODEL_DIR
     tuning = split_blind_set([DATA / name for name in sets])[TUNING]
     extra = extra_material(extra_names)
     if args.cross_validate:
