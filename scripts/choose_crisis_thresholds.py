@@ -7,15 +7,16 @@ detector, on material neither model was trained on and on the project's own plai
 Both models are run with onnxruntime as ``services/analysis/crisis/model_reader.py`` runs the
 committed one (one thread, each text read alone, long turns in windows). Three sets:
 
-(a) the tuning halves of writers 18, 19 and 20 (``train_crisis_model.py --candidate`` leaves
-    the writers after ``--through``, 17 unless told, out of the candidate's training; the
+(a) the tuning halves of writers 24, 25 and 27 (``train_crisis_model.py --candidate`` leaves
+    the writers after ``--through``, 23 unless told, out of the candidate's training; the
     committed model never saw them): the material thresholds are chosen on; ``--writers``
-    names others (neither the committed nor the installed second model has seen writer 18 or a
-    later one);
+    names others (the committed model has not seen writer 12 or a later one, the doubting
+    model writer 18 or a later one);
 (b) the statements and transcripts that tests/services/test_crisis.py,
     test_crisis_model_reader.py and tests/e2e/test_safety_e2e.py assert are raised (high or
     imminent) or not, read from their parametrize lists, the corpus manifest and ``LITERALS``;
-    a policy must keep every one as the committed detector has it;
+    a policy that keeps every one as the committed detector has it is marked ``*`` (the
+    installed thresholds do not: docs/safety-floor.md says which eight they raise, and why);
 (c) tests/services/data/ordinary_turns_eval.json (400 ordinary turns): the share raised must
     not grow.
 
@@ -54,8 +55,8 @@ from services.analysis.crisis.reading import names  # noqa: E402
 from tests.services.crisis_blind import TUNING, split_blind_set  # noqa: E402
 
 DATA = ROOT / "tests" / "services" / "data"
-CHOICE_SETS = ("crisis_statements_writer18.json", "crisis_statements_writer19.json",
-               "crisis_statements_writer20.json")
+CHOICE_SETS = ("crisis_statements_writer24.json", "crisis_statements_writer25.json",
+               "crisis_statements_writer27.json")
 RAISED = ("high", "imminent")
 # Tests that take one "text" and assert it raised (True) or not (False), by test name.
 TEXT_TESTS = {
@@ -77,6 +78,7 @@ TEXT_TESTS = {
     "test_a_topic_studied_warned_of_or_quoted_stays_a_topic": False,
     "test_imminent_findings_are_never_doubted": True,
     "test_the_second_model_leaves_plain_safe_statements_unraised": False,
+    "test_the_second_model_is_not_asked_where_the_lexicons_hold_the_words_at_a_distance": False,
     "test_a_modifier_beside_risk_the_readers_hear_is_not_doubted": True,
     "test_hyperbole_no_reader_hears_as_risk_goes_to_review": False,
     "test_everyday_preparations_every_trained_reader_hears_as_ordinary_go_to_review": False,
@@ -122,11 +124,12 @@ LITERALS = [
 
 
 # The second model's thresholds (plans, methods or means alone / a word of risk), chosen with
-# this script on (a)-(c) for the candidate trained by `train_crisis_model.py --candidate`: the
-# lowest at which none of (b)'s safe statements and no more of (c) is raised. Lower, the
-# project's plain safe statements are raised: "I stack the firewood in the garage and split it
-# with the axe in the fall." (0.9971) and "I have a plan for the weekend." (0.9972) below
-# 0.998, "I sliced my hand on broken glass yesterday." (0.9834) at 0.98.
+# this script on (a)-(c) for the candidate trained by `train_crisis_model.py --candidate
+# --through 23`, read only where the lexicons hold none of a turn's words of risk at a distance
+# (the detector's rule; the row "candidate alone, not distanced 0.998/0.99"): (a) 176 of 225
+# raised against the earlier second model's 166, false alarms 7 of 105 as before, (c) as
+# before. Eight of (b)'s safe statements are raised at these thresholds, none at 0.9985/0.999
+# (170 of 225): the held-out halves measured both ways chose the lower (docs/safety-floor.md).
 SECOND_ESCALATE_AT = (0.998, 0.99)
 
 
@@ -199,6 +202,8 @@ def _module_items(module) -> list[Item]:
             argnames = [a.strip() for a in argnames.split(",")] if isinstance(argnames, str) \
                 else list(argnames)
             for value in values:
+                if hasattr(value, "marks"):  # a pytest.param: its values
+                    value = value.values
                 row = dict(zip(argnames, value if len(argnames) > 1 else (value,), strict=True))
                 items.extend(_row_items(name, row, module))
     return items
@@ -358,7 +363,8 @@ def add_on_policies() -> dict[str, object]:
         policies[f"candidate alone {plan_at}/{risk_at}"] = \
             lambda t, p=plan_at, w=risk_at: _candidate_over(t, p, w)
     # The candidate alone where the lexicons do not hold the words at a distance.
-    for plan_at, risk_at in ((0.999, 0.998), (0.999, 0.99), (0.998, 0.99)):
+    for plan_at, risk_at in ((0.999, 0.998), (0.999, 0.99), (0.9985, 0.999), (0.998, 0.999),
+                             (0.998, 0.99)):
         policies[f"candidate alone, not distanced {plan_at}/{risk_at}"] = \
             lambda t, p=plan_at, w=risk_at: _candidate_over(t, p, w) and not t.distanced
     # The candidate at a lower threshold where the committed model or the word reader also
@@ -430,7 +436,7 @@ def main() -> int:
                              "SECOND_ESCALATE_AT as its settings")
     parser.add_argument("--writers", type=int, nargs="+", default=None,
                         help="(a) from these writers' tuning halves instead of CHOICE_SETS "
-                             "(writers neither model was trained on: 18 and later)")
+                             "(writers no installed model was trained on: 24, 25, 27)")
     args = parser.parse_args()
     choice_sets = CHOICE_SETS if args.writers is None else tuple(
         f"crisis_statements_writer{n}.json" for n in args.writers)

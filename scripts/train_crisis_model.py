@@ -94,15 +94,16 @@ MODEL_SETS = ("crisis_statements_blind.json",
 MODEL_EXTRA = ("reader_training_denials.json", "reader_training_ordinary_a.json",
                "reader_training_ordinary_b.json", "reader_training_plain.json",
                "reader_training_risky_words.json")
-# --candidate: a model trained on the sets of writers up to --through (17 unless told; the
-# later writers are kept to choose its thresholds) and on the reader_training files named here,
-# written apart from the committed one. The detector's second model
-# (services/analysis/crisis/second_model/) is such a candidate (--through 17),
-# installed with its thresholds by scripts/choose_crisis_thresholds.py DIR --install
-# (docs/safety-floor.md). reader_training_contrasts_c.json came later: a candidate trained
-# with it as well ranked writers 18-19 better but raised more of the project's plainly worded
-# safe statements at every threshold (docs/safety-floor.md), so it is not named.
-CANDIDATE_THROUGH = 17
+# --candidate: a model trained on the sets of writers up to --through (23 unless told; the
+# later writers, 24, 25 and 27, are kept to choose its thresholds) and on the reader_training
+# files named here, written apart from the committed one. The detector's second model
+# (services/analysis/crisis/second_model/) is such a candidate (--through 23), installed with
+# its thresholds by scripts/choose_crisis_thresholds.py DIR --install; its doubting model
+# (doubt_model/) is the one trained with --through 17 (docs/safety-floor.md).
+# reader_training_contrasts_c.json came later: a candidate trained with it as well ranked
+# writers 18-19 better but raised more of the project's plainly worded safe statements at every
+# threshold (docs/safety-floor.md), so it is not named.
+CANDIDATE_THROUGH = 23
 
 
 def candidate_sets(through: int = CANDIDATE_THROUGH) -> tuple[str, ...]:

@@ -93,9 +93,10 @@ def test_a_disclosure_only_the_model_reads_is_imminent_with_a_time_set(clinic: C
 
 
 def test_a_disclosure_both_trained_readers_agree_on_is_raised(clinic: Client) -> None:
-    """Neither trained reader raises it alone; the running service raises it because both
-    agree (reader_training_plain_b.json, on which neither was trained)."""
-    statement = "i've got fresh marks on my legs, didn't mean to tell you that"
+    """Neither trained reader raises it alone, and the second model rates it just below its
+    threshold; the running service raises it because both agree (a tuning-half statement)."""
+    statement = ("There's a full bottle of my late husband's painkillers in my nightstand, and I "
+                 "haven't thrown it out for a reason.")
     for readers in ({"trained_reader": False}, {"model_reader": False}):
         alone = apply_safety_floor({"level": "low"},
                                    detect_crisis(f"Patient: {statement}", **readers))

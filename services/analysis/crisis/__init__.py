@@ -273,9 +273,9 @@ def _may_doubt(turn: Turn, sentences: list[Sentence]) -> bool:
 
 
 def _models_hear_no_risk(text: str, score: language_model.TurnScores) -> bool:
-    """Both language models below DOUBT_BELOW (a call each, 1-4 ms on a CPU with VNNI, 4-18 ms
-    without: asked last)."""
-    return score(text) < DOUBT_BELOW and score.second(text) < DOUBT_BELOW
+    """The first and the doubting language model below DOUBT_BELOW (a call each, 1-4 ms on a
+    CPU with VNNI, 4-18 ms without: asked last)."""
+    return score(text) < DOUBT_BELOW and score.doubt(text) < DOUBT_BELOW
 
 
 def _send_to_review(review: dict[str, CrisisSignal], cue: str, quote: str) -> None:
@@ -312,9 +312,11 @@ def _first_read_as_risk(turns: list[Turn], readings: dict[int, list[Sentence]], 
             read = model_score >= language_model.threshold(sentences) or (
                 trained_reader and _both_agree(text, sentences, model_score))
         # The second model last: a call of its own (1-18 ms by CPU), asked only where no other
-        # reader raised the turn.
+        # reader raised the turn and the lexicons hold none of its words of risk at a distance
+        # (it rates "My sister googled how many of her pills it would take" near certain).
         read = read or (trained_reader and _trained_reading(text, sentences)) or (
-            models_read and score.second(text) >= language_model.second_threshold(sentences))
+            models_read and not assertion.distanced(sentences, language_model.GATE_CONCEPTS)
+            and score.second(text) >= language_model.second_threshold(sentences))
         if read:
             # Intent with a time ("I'm going home to Jesus on Sunday"): imminent.
             return _risk_statement(text, timed=concepts.time_to_come(sentences))

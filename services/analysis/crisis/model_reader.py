@@ -12,11 +12,19 @@ plan, asserted or not, so an ordinary session costs a few model calls, not one p
 with onnxruntime on one thread per call (the web server's threads and the workers are the
 parallelism).
 
-A second model (``second_model/``: the same base trained on twice the material,
-``scripts/train_crisis_model.py --candidate``) reads the same turns and adds a risk statement
-alone where it is near certain (``second_threshold``); its thresholds are written by
+A second model (``second_model/``: the same base trained on about three times the material,
+``scripts/train_crisis_model.py --candidate --through 23``) reads the same turns and adds a
+risk statement alone where it is near certain (``second_threshold``) and the lexicons hold
+none of the turn's words of risk at a distance; its thresholds are written by
 ``scripts/choose_crisis_thresholds.py``. It only adds: it is asked only when the committed
 model and the word reader did not raise a turn.
+
+A third, the doubting model (``doubt_model/``: the second model before it was retrained,
+``--through 17``), only doubts: a lexicon finding beside a modifier, or an everyday
+preparation, goes to review when every trained reader, this one included, hears no risk in
+it. The retrained second model rates every word of risk higher and so rarely hears none: as
+the doubter it let 12 more of the held-out halves' safe statements through
+(docs/safety-floor.md).
 """
 
 from __future__ import annotations
@@ -35,6 +43,7 @@ from services.analysis.crisis.reading import Mention, Sentence, names
 
 MODEL_DIR = Path(__file__).with_name("model")
 SECOND_DIR = Path(__file__).with_name("second_model")
+DOUBT_DIR = Path(__file__).with_name("doubt_model")
 MODEL_FILE = "crisis_model.onnx"
 TOKENIZER_FILE = "tokenizer.json"
 SETTINGS_FILE = "settings.json"
@@ -51,6 +60,7 @@ GATE_CONCEPTS = RISK_CONCEPTS | frozenset({
 _lock = threading.Lock()
 _loaded: LoadedModel | None = None
 _second: LoadedModel | None = None
+_doubter: LoadedModel | None = None
 
 
 @dataclass(frozen=True)
@@ -92,10 +102,22 @@ def second() -> LoadedModel:
     return _second
 
 
+def doubter() -> LoadedModel:
+    """The doubting model, loaded once per process on first use: only its scores are used
+    (``TurnScores.doubt``)."""
+    global _doubter
+    if _doubter is None:
+        with _lock:
+            if _doubter is None:
+                _doubter = _load(DOUBT_DIR)
+    return _doubter
+
+
 def preload() -> None:
-    """Both models loaded now (gunicorn's master and the RQ worker, before they fork)."""
+    """The three models loaded now (gunicorn's master and the RQ worker, before they fork)."""
     model()
     second()
+    doubter()
 
 
 def _load(directory: Path | None = None) -> LoadedModel:
@@ -213,11 +235,13 @@ def agreement(sentences: list[Sentence]) -> tuple[float, float]:
 
 class TurnScores:
     """The model's score of a turn's text (the highest of its windows), each distinct text
-    read once (one per transcript); ``second`` the same for the second model."""
+    read once (one per transcript); ``second`` and ``doubt`` the same for the second and the
+    doubting model."""
 
     def __init__(self) -> None:
         self.known: dict[str, float] = {}
         self.known_second: dict[str, float] = {}
+        self.known_doubt: dict[str, float] = {}
 
     def __call__(self, text: str) -> float:
         known = self.known.get(text)
@@ -229,4 +253,10 @@ class TurnScores:
         known = self.known_second.get(text)
         if known is None:
             known = self.known_second[text] = max(scores(windows(text), second()))
+        return known
+
+    def doubt(self, text: str) -> float:
+        known = self.known_doubt.get(text)
+        if known is None:
+            known = self.known_doubt[text] = max(scores(windows(text), doubter()))
         return known
