@@ -15,9 +15,10 @@ Four readers are combined:
 * ``phrases`` keeps what needs the whole transcript: a clinician's screening question and the
   patient's "yes" (``questions``), documented findings in clinician notes, and precise phrases
   (``patterns``).
-* ``reader`` (word and word-pair counts) and ``model_reader`` (a fine-tuned sentence encoder,
-  and a second one trained on more material that adds only where it is near certain) are
-  trained on statements. They add a signal where the lexicons found none, each alone or
+* ``reader`` (word and word-pair counts) and ``model_reader`` (a fine-tuned sentence encoder;
+  a second one trained on more material that adds only where it is near certain and the
+  lexicons hold nothing at a distance; a third, the second's earlier version, that only
+  doubts) are trained on statements. They add a signal where the lexicons found none, each alone or
   both agreeing. Neither alone lowers a finding (each rates some plain disclosures near 0);
   together they send a turn whose only findings are plans, methods, means or intent, which
   both rate as ordinary talk, to review ("I'm going to join the choir again on Saturday"),
@@ -299,8 +300,9 @@ def _first_read_as_risk(turns: list[Turn], readings: dict[int, list[Sentence]], 
                         trained_reader: bool, score: language_model.TurnScores | None
                         ) -> CrisisSignal | None:
     """A ``high`` signal for the first patient turn that the language model (at its threshold),
-    the word reader, both together, or the second model (at its own, higher threshold) read
-    as a current risk disclosure; ``imminent`` when the patient sets a time for it. The models
+    the word reader, both together, or the second model (at its own, higher threshold, where
+    the lexicons hold none of the turn's words of risk at a distance) read as a current risk
+    disclosure; ``imminent`` when the patient sets a time for it. The models
     read the turns that name something of risk, a method, means or a plan (asserted or
     not)."""
     for index, sentences in readings.items():
