@@ -129,7 +129,8 @@ LITERALS = [
 # (the detector's rule; the row "candidate alone, not distanced 0.998/0.99"): (a) 176 of 225
 # raised against the earlier second model's 166, false alarms 7 of 105 as before, (c) as
 # before. Eight of (b)'s safe statements are raised at these thresholds, none at 0.9985/0.999
-# (170 of 225): the held-out halves measured both ways chose the lower (docs/safety-floor.md).
+# (170 of 225, false alarms 7). Accepting those eight was decided with the held-out halves
+# counted both ways as well (docs/safety-floor.md says so beside the figures).
 SECOND_ESCALATE_AT = (0.998, 0.99)
 
 
