@@ -35,12 +35,14 @@ distance (a denial, someone else's).
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import inspect
 import json
 import re
 import shutil
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -162,11 +164,6 @@ class Features:
     turns: list[Turn] = field(default_factory=list)
 
 
-def load(directory: Path) -> language_model.LoadedModel:
-    """A model directory loaded as model_reader loads the committed one."""
-    return language_model._load(directory)
-
-
 class _WithoutSecond:
     """The detector with the committed model alone (the second model never reads a turn)."""
 
@@ -178,17 +175,9 @@ class _WithoutSecond:
         language_model.second_threshold = self.saved
 
 
-class Scorer:
+def scorer(loaded: language_model.LoadedModel) -> Callable[[str], float]:
     """A model's score of a turn (the highest of its windows), each text read once."""
-
-    def __init__(self, loaded: language_model.LoadedModel) -> None:
-        self.loaded, self.known = loaded, {}
-
-    def __call__(self, text: str) -> float:
-        if text not in self.known:
-            self.known[text] = max(language_model.scores(language_model.windows(text),
-                                                         self.loaded))
-        return self.known[text]
+    return functools.cache(functools.partial(language_model.turn_score, loaded=loaded))
 
 
 def _module_items(module) -> list[Item]:
@@ -260,7 +249,8 @@ def ordinary_items() -> list[Item]:
     return [Item(f"Patient: {t}", False, False, "ordinary") for t in turns]
 
 
-def features(item: Item, committed: Scorer, candidate: Scorer) -> Features:
+def features(item: Item, committed: Callable[[str], float],
+             candidate: Callable[[str], float]) -> Features:
     """The committed detector's level, and what a rule sees of each turn it asked the trained
     readers about."""
     seen: list[Turn] = []
@@ -339,14 +329,9 @@ def replaced_levels(items: list[Item], candidate: language_model.LoadedModel,
         candidate.session, candidate.tokenizer, settings["escalate_at"],
         settings["escalate_at_risk_words"], tuple(settings["agree_at"]),
         tuple(settings["agree_at_risk_words"]), tuple(settings["ordinary_below"]))
-    saved = language_model._loaded
-    language_model._loaded = loaded
-    try:
-        with _WithoutSecond():
-            return [apply_safety_floor({"level": "low"}, crisis.detect_crisis(i.text))["level"]
-                    for i in items]
-    finally:
-        language_model._loaded = saved
+    with language_model.in_place_of(language_model.MODEL_DIR, loaded), _WithoutSecond():
+        return [apply_safety_floor({"level": "low"}, crisis.detect_crisis(i.text))["level"]
+                for i in items]
 
 
 def _candidate_over(turn: Turn, plan_at: float, risk_at: float) -> bool:
@@ -444,8 +429,8 @@ def main() -> int:
     if args.install:
         install(args.candidate)
         return 0
-    committed_model, candidate_model = language_model.model(), load(args.candidate)
-    committed, candidate = Scorer(committed_model), Scorer(candidate_model)
+    committed_model, candidate_model = language_model.model(), language_model.load(args.candidate)
+    committed, candidate = scorer(committed_model), scorer(candidate_model)
     sets = {"a": choice_items(choice_sets), "b": test_items(), "c": ordinary_items()}
     found = {name: [features(i, committed, candidate) for i in items]
              for name, items in sets.items()}

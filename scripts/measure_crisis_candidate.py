@@ -21,29 +21,23 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from services.analysis.crisis import apply_safety_floor, detect_crisis  # noqa: E402
 from services.analysis.crisis import model_reader as language_model  # noqa: E402
 from tests.services.crisis_blind import (  # noqa: E402
     HELD_OUT,
     READ_SETS,
     TUNING,
     load_statements,
-    measure,
+    measure_detector,
     split_blind_set,
 )
 
 
-def use_candidate(directory: Path, at: tuple[float, float] | None) -> None:
-    """The candidate as the detector's second model, at ``at`` or the installed thresholds."""
+def candidate(directory: Path, at: tuple[float, float] | None) -> language_model.LoadedModel:
+    """The candidate, at ``at`` or the installed second model's thresholds."""
     installed = language_model.second()
     plan_at, risk_at = at or (installed.escalate_at, installed.escalate_at_risk_words)
-    language_model._second = dataclasses.replace(
-        language_model._load(directory), escalate_at=plan_at, escalate_at_risk_words=risk_at)
-
-
-def _level(statement: dict) -> str:
-    return apply_safety_floor({"level": "low"},
-                              detect_crisis(f"Patient: {statement['text']}"))["level"]
+    return dataclasses.replace(language_model.load(directory), escalate_at=plan_at,
+                               escalate_at_risk_words=risk_at)
 
 
 def main() -> int:
@@ -52,16 +46,14 @@ def main() -> int:
     parser.add_argument("--at", type=float, nargs=2, metavar=("PLAN", "RISK"),
                         help="the candidate's thresholds (default: the installed model's)")
     args = parser.parse_args()
-    use_candidate(args.candidate, tuple(args.at) if args.at else None)
-    halves = split_blind_set()
-    for half in (TUNING, HELD_OUT):
-        statements = halves[half]
-        print(f"{half}: {measure(statements, [_level(s) for s in statements]).line()}",
-              flush=True)
-    for path in READ_SETS:
-        statements = load_statements(path)
-        print(f"read in full, {path.name}: "
-              f"{measure(statements, [_level(s) for s in statements]).line()}")
+    trying = candidate(args.candidate, tuple(args.at) if args.at else None)
+    with language_model.in_place_of(language_model.SECOND_DIR, trying):
+        halves = split_blind_set()
+        for half in (TUNING, HELD_OUT):
+            print(f"{half}: {measure_detector(halves[half]).line()}", flush=True)
+        for path in READ_SETS:
+            print(f"read in full, {path.name}: "
+                  f"{measure_detector(load_statements(path)).line()}")
     return 0
 
 

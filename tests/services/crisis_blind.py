@@ -13,6 +13,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from services.analysis.crisis import apply_safety_floor, detect_crisis
+
 # Every set written apart from the detector, each by a writer who never read it.
 BLIND_SETS = sorted((Path(__file__).parent / "data").glob("crisis_statements_*.json"))
 # Sets written the same way but read in full while the detector was changed: no held-out
@@ -105,3 +107,14 @@ def measure(statements: list[dict], levels: list[str]) -> BlindFigures:
             1 for s, level in pairs if s["expected_band"] == "moderate" and level == "moderate"
         ),
     )
+
+
+def detector_level(statement: dict) -> str:
+    """The level the analysis reports for the statement as a patient line, over a "low"."""
+    assessment = detect_crisis(f"Patient: {statement['text']}")
+    return apply_safety_floor({"level": "low"}, assessment)["level"]
+
+
+def measure_detector(statements: list[dict]) -> BlindFigures:
+    """The detector's figures on ``statements``."""
+    return measure(statements, [detector_level(statement) for statement in statements])

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import time
 
-from services.analysis.crisis import apply_safety_floor, detect_crisis
 from services.analysis.crisis.phrases import detect_phrases
 from tests.conftest import bearer
 from tests.services.crisis_blind import (
@@ -21,6 +20,7 @@ from tests.services.crisis_blind import (
     TUNING,
     load_statements,
     measure,
+    measure_detector,
     split_blind_set,
     split_one_set,
 )
@@ -36,15 +36,8 @@ MEASURED_MAX_FALSE_ALARMS = 0.08
 READ_MIN_RECALL = 0.7
 
 
-def _level(statement: dict) -> str:
-    """The level the analysis reports for the statement as a patient line, over a "low"."""
-    assessment = detect_crisis(f"Patient: {statement['text']}")
-    return apply_safety_floor({"level": "low"}, assessment)["level"]
-
-
 def _figures(half: str):
-    statements = split_blind_set()[half]
-    return measure(statements, [_level(statement) for statement in statements])
+    return measure_detector(split_blind_set()[half])
 
 
 def test_split_is_stable_and_covers_every_kind():
@@ -76,7 +69,7 @@ def test_sets_read_in_full_are_reported_apart():
     for path in READ_SETS:
         statements = load_statements(path)
         assert not blind_ids & {s["id"] for s in statements}
-        figures = measure(statements, [_level(s) for s in statements])
+        figures = measure_detector(statements)
         print(f"\nread in full, {path.name}: {figures.line()}")
         assert figures.recall >= READ_MIN_RECALL
 

@@ -32,6 +32,8 @@ from __future__ import annotations
 import json
 import re
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -58,9 +60,8 @@ GATE_CONCEPTS = RISK_CONCEPTS | frozenset({
 })
 
 _lock = threading.Lock()
-_loaded: LoadedModel | None = None
-_second: LoadedModel | None = None
-_doubter: LoadedModel | None = None
+# Each model directory's model, loaded once per process.
+_loaded: dict[Path, LoadedModel] = {}
 
 
 @dataclass(frozen=True)
@@ -81,50 +82,59 @@ class LoadedModel:
     ordinary_below: tuple[float, float]
 
 
-def model() -> LoadedModel:
-    """The model, loaded once per process (about 0.3 s) on first use."""
-    global _loaded
-    if _loaded is None:
+def loaded_from(directory: Path) -> LoadedModel:
+    """The model in ``directory``, loaded once per process (about 0.3 s) on first use."""
+    found = _loaded.get(directory)
+    if found is None:
         with _lock:
-            if _loaded is None:
-                _loaded = _load()
-    return _loaded
+            found = _loaded.get(directory)
+            if found is None:
+                found = _loaded[directory] = load(directory)
+    return found
+
+
+def model() -> LoadedModel:
+    """The committed model."""
+    return loaded_from(MODEL_DIR)
 
 
 def second() -> LoadedModel:
-    """The second model, loaded once per process on first use: only its ``escalate_at`` and
-    ``escalate_at_risk_words`` are used (``second_threshold``)."""
-    global _second
-    if _second is None:
-        with _lock:
-            if _second is None:
-                _second = _load(SECOND_DIR)
-    return _second
+    """The second model: only its ``escalate_at`` and ``escalate_at_risk_words`` are used
+    (``second_threshold``)."""
+    return loaded_from(SECOND_DIR)
 
 
 def doubter() -> LoadedModel:
-    """The doubting model, loaded once per process on first use: only its scores are used
-    (``TurnScores.doubt``)."""
-    global _doubter
-    if _doubter is None:
-        with _lock:
-            if _doubter is None:
-                _doubter = _load(DOUBT_DIR)
-    return _doubter
+    """The doubting model: only its scores are used (``TurnScores.doubt``)."""
+    return loaded_from(DOUBT_DIR)
 
 
 def preload() -> None:
     """The three models loaded now (gunicorn's master and the RQ worker, before they fork)."""
-    model()
-    second()
-    doubter()
+    for directory in (MODEL_DIR, SECOND_DIR, DOUBT_DIR):
+        loaded_from(directory)
 
 
-def _load(directory: Path | None = None) -> LoadedModel:
+@contextmanager
+def in_place_of(directory: Path, loaded: LoadedModel) -> Iterator[None]:
+    """``loaded`` read as the model of ``directory`` in this process until the block ends:
+    how the measuring scripts try a candidate without installing it."""
+    saved = _loaded.get(directory)
+    _loaded[directory] = loaded
+    try:
+        yield
+    finally:
+        if saved is None:
+            _loaded.pop(directory, None)
+        else:
+            _loaded[directory] = saved
+
+
+def load(directory: Path) -> LoadedModel:
+    """The model, tokenizer and settings in ``directory``, read from disk now."""
     import onnxruntime
     from tokenizers import Tokenizer
 
-    directory = directory or MODEL_DIR
     settings = json.loads((directory / SETTINGS_FILE).read_text(encoding="utf-8"))
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = 1
@@ -166,6 +176,11 @@ def scores(texts: list[str], loaded: LoadedModel | None = None) -> list[float]:
         # Softmax over two classes: the probability of the second.
         found[text] = float(1.0 / (1.0 + np.exp(logits[0] - logits[1])))
     return [found[text] for text in texts]
+
+
+def turn_score(text: str, loaded: LoadedModel | None = None) -> float:
+    """The score of a turn: the highest of its windows'."""
+    return max(scores(windows(text), loaded))
 
 
 def windows(text: str) -> list[str]:
@@ -239,24 +254,19 @@ class TurnScores:
     doubting model."""
 
     def __init__(self) -> None:
-        self.known: dict[str, float] = {}
-        self.known_second: dict[str, float] = {}
-        self.known_doubt: dict[str, float] = {}
+        self._known: dict[tuple[Path, str], float] = {}
 
     def __call__(self, text: str) -> float:
-        known = self.known.get(text)
-        if known is None:
-            known = self.known[text] = max(scores(windows(text)))
-        return known
+        return self._score(MODEL_DIR, text)
 
     def second(self, text: str) -> float:
-        known = self.known_second.get(text)
-        if known is None:
-            known = self.known_second[text] = max(scores(windows(text), second()))
-        return known
+        return self._score(SECOND_DIR, text)
 
     def doubt(self, text: str) -> float:
-        known = self.known_doubt.get(text)
+        return self._score(DOUBT_DIR, text)
+
+    def _score(self, directory: Path, text: str) -> float:
+        known = self._known.get((directory, text))
         if known is None:
-            known = self.known_doubt[text] = max(scores(windows(text), doubter()))
+            known = self._known[directory, text] = turn_score(text, loaded_from(directory))
         return known
