@@ -109,8 +109,10 @@ CANDIDATE_THROUGH = 23
 def candidate_sets(through: int = CANDIDATE_THROUGH) -> tuple[str, ...]:
     """The statement sets a candidate is trained on: the first set and writers 2..through
     (each its tuning half); the writers after it are left to choose its thresholds on."""
+    # Writer 26's set is read in full (crisis_read_writer26.json), not split: never trained on.
     return ("crisis_statements_blind.json",
-            *(f"crisis_statements_writer{n}.json" for n in range(2, through + 1)))
+            *(name for name in (f"crisis_statements_writer{n}.json"
+                                for n in range(2, through + 1)) if (DATA / name).exists()))
 
 
 CANDIDATE_EXTRA = tuple(f"reader_training_{name}.json" for name in (
