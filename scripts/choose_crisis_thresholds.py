@@ -164,17 +164,6 @@ class Features:
     turns: list[Turn] = field(default_factory=list)
 
 
-class _WithoutSecond:
-    """The detector with the committed model alone (the second model never reads a turn)."""
-
-    def __enter__(self) -> None:
-        self.saved = language_model.second_threshold
-        language_model.second_threshold = lambda sentences: 2.0
-
-    def __exit__(self, *exc) -> None:
-        language_model.second_threshold = self.saved
-
-
 def scorer(loaded: language_model.LoadedModel) -> Callable[[str], float]:
     """A model's score of a turn (the highest of its windows), each text read once."""
     return functools.cache(functools.partial(language_model.turn_score, loaded=loaded))
@@ -256,7 +245,7 @@ def features(item: Item, committed: Callable[[str], float],
     seen: list[Turn] = []
     original = crisis._first_read_as_risk
 
-    def recording(turns, readings, *, trained_reader, score):
+    def recording(turns, readings, *, trained_reader, score, second_model):
         for index, sentences in readings.items():
             text = turns[index].text
             read = language_model.reads(sentences)
@@ -270,12 +259,13 @@ def features(item: Item, committed: Callable[[str], float],
                 risk_words=names(sentences, RISK_CONCEPTS),
                 distanced=assertion.distanced(sentences, language_model.GATE_CONCEPTS),
                 c=c, k=candidate(text) if read else 0.0, r=reader.score(text)))
-        return original(turns, readings, trained_reader=trained_reader, score=score)
+        return original(turns, readings, trained_reader=trained_reader, score=score,
+                        second_model=second_model)
 
     crisis._first_read_as_risk = recording
     try:
-        with _WithoutSecond():
-            assessment = crisis.detect_crisis(item.text)
+        # The committed model alone: the second model never reads a turn.
+        assessment = crisis.detect_crisis(item.text, second_model=False)
     finally:
         crisis._first_read_as_risk = original
     level = apply_safety_floor({"level": "low"}, assessment)["level"]
@@ -329,8 +319,9 @@ def replaced_levels(items: list[Item], candidate: language_model.LoadedModel,
         candidate.session, candidate.tokenizer, settings["escalate_at"],
         settings["escalate_at_risk_words"], tuple(settings["agree_at"]),
         tuple(settings["agree_at_risk_words"]), tuple(settings["ordinary_below"]))
-    with language_model.in_place_of(language_model.MODEL_DIR, loaded), _WithoutSecond():
-        return [apply_safety_floor({"level": "low"}, crisis.detect_crisis(i.text))["level"]
+    with language_model.in_place_of(language_model.MODEL_DIR, loaded):
+        return [apply_safety_floor({"level": "low"},
+                                   crisis.detect_crisis(i.text, second_model=False))["level"]
                 for i in items]
 
 

@@ -3,9 +3,7 @@ loaded by the master before fork) and the RQ worker's forked job (loaded by the 
 
 from __future__ import annotations
 
-import pytest
-
-from services.analysis.crisis import apply_safety_floor, detect_crisis, model_reader
+from services.analysis.crisis import apply_safety_floor, detect_crisis
 from tests.e2e.service import Client
 from tests.services.crisis_blind import TUNING, split_blind_set
 
@@ -24,19 +22,18 @@ def _only_the_model_raises() -> str:
     raise AssertionError("no statement that only the language model raises")
 
 
-def _only_the_second_model_raises(monkeypatch: pytest.MonkeyPatch) -> str:
+def _only_the_second_model_raises() -> str:
     """A tuning-half statement that every other reader leaves below high and the second
-    language model raises (found in this process with the second model switched off here; the
+    language model raises (found in this process with the second model left out here; the
     service under test runs as it is)."""
     candidates = [s["text"] for s in split_blind_set()[TUNING] if s["escalate"]]
     raised = [text for text in candidates
               if detect_crisis(f"Patient: {text}").level in ("high", "imminent")]
-    with monkeypatch.context() as patched:
-        patched.setattr(model_reader, "second_threshold", lambda sentences: 2.0)
-        for text in raised:
-            without = apply_safety_floor({"level": "low"}, detect_crisis(f"Patient: {text}"))
-            if without["level"] in ("low", "moderate"):
-                return text
+    for text in raised:
+        without = apply_safety_floor({"level": "low"},
+                                     detect_crisis(f"Patient: {text}", second_model=False))
+        if without["level"] in ("low", "moderate"):
+            return text
     raise AssertionError("no statement that only the second model raises")
 
 
@@ -138,9 +135,8 @@ def test_an_old_attempt_no_reader_hears_as_current_goes_to_review(clinic: Client
                for factor in risk["factors"])
 
 
-def test_the_web_process_reads_with_the_second_model(clinic: Client,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    statement = _only_the_second_model_raises(monkeypatch)
+def test_the_web_process_reads_with_the_second_model(clinic: Client) -> None:
+    statement = _only_the_second_model_raises()
     risk = _analysed_risk(clinic, statement)
     assert risk["level"] in ("high", "imminent")
     assert any(FACTOR in factor for factor in risk["factors"])

@@ -312,15 +312,13 @@ def test_a_turn_naming_a_word_of_risk_is_read_at_a_lower_threshold():
             assert model_reader.threshold(sentences) == loaded.escalate_at_risk_words
 
 
-def test_both_readers_agreeing_raise_what_neither_raises_alone(monkeypatch):
+def test_both_readers_agreeing_raise_what_neither_raises_alone():
     """Where the language model and the word reader both rate a turn as a disclosure, lower
     thresholds hold than either needs alone; not where the lexicons hold the turn's words of
     risk at a distance (a denial), and for methods, means and plans only when the word reader
     is surer. Statements from reader_training_plain_b.json, on which neither reader was
     trained (the second model was, and is held out here: it raises the first alone)."""
     from services.analysis.crisis import reader
-
-    monkeypatch.setattr(model_reader, "second_threshold", lambda sentences: 2.0)
 
     for text in ("I think about the cold water off the pier. I think it would be peaceful to "
                  "just go in.",
@@ -330,9 +328,9 @@ def test_both_readers_agreeing_raise_what_neither_raises_alone(monkeypatch):
         score = model_reader.scores([text])[0]
         assert model_at <= score < model_reader.threshold(sentences)
         assert reader.score(text) >= reader_at
-        assert _floor(f"Patient: {text}", trained_reader=False) == "low"
+        assert _floor(f"Patient: {text}", trained_reader=False, second_model=False) == "low"
         assert _floor(f"Patient: {text}", model_reader=False) == "low"
-        assert _floor(f"Patient: {text}") == "high"
+        assert _floor(f"Patient: {text}", second_model=False) == "high"
 
     denial = "I don't have any plan to kill myself and I never have."
     model_at, reader_at = model_reader.agreement(read_turn(denial))
@@ -408,15 +406,13 @@ def test_the_doubting_model_is_the_one_its_settings_describe():
         (model_reader.SECOND_DIR / model_reader.SETTINGS_FILE).read_text())["model_sha256"]
 
 
-def test_the_second_model_adds_what_the_other_readers_miss(monkeypatch):
+def test_the_second_model_adds_what_the_other_readers_miss():
     """Tuning-half statements that only the second model raises (training material for it: the
     mechanism; the held-out halves measure what it adds)."""
     texts = [f"Patient: {s['text']}" for s in split_blind_set()[TUNING] if s["escalate"]]
     raised = {t for t in texts if _floor(t) in ("high", "imminent")}
-    monkeypatch.setattr(model_reader, "second_threshold", lambda sentences: 2.0)
-    added = [t for t in raised if _floor(t) not in ("high", "imminent")]
+    added = [t for t in raised if _floor(t, second_model=False) not in ("high", "imminent")]
     assert len(added) >= 5
-    monkeypatch.undo()
     assert [signal.kind for signal in detect_crisis(added[0]).signals] == [RISK_STATEMENT]
 
 

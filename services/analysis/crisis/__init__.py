@@ -108,19 +108,20 @@ _NOT_SAFE = frozenset({"unsafe"})
 CONTEXT_TURNS = 2
 
 
-def detect_crisis(transcript: str, *, trained_reader: bool = True,
-                  model_reader: bool = True) -> CrisisAssessment:
+def detect_crisis(transcript: str, *, trained_reader: bool = True, model_reader: bool = True,
+                  second_model: bool = True) -> CrisisAssessment:
     """Find C-SSRS-aligned crisis language and review cues in a transcript.
-    ``trained_reader=False`` / ``model_reader=False`` leave the word-count reader / the
-    language model out (to measure the others without them)."""
+    ``trained_reader=False`` / ``model_reader=False`` / ``second_model=False`` leave the
+    word-count reader / the language models / the second model's adding out (to measure the
+    others without them)."""
     if not transcript or not transcript.strip():
         return CrisisAssessment(signals=(), level=None)
     return assess_turns(split_turns(normalize_text(transcript)), trained_reader=trained_reader,
-                        model_reader=model_reader)
+                        model_reader=model_reader, second_model=second_model)
 
 
-def assess_turns(turns: list[Turn], *, trained_reader: bool = True,
-                 model_reader: bool = True) -> CrisisAssessment:
+def assess_turns(turns: list[Turn], *, trained_reader: bool = True, model_reader: bool = True,
+                 second_model: bool = True) -> CrisisAssessment:
     """``detect_crisis`` for a transcript already split with ``split_turns`` (after
     ``normalize_text``), so callers that need the turns too split only once."""
     found: dict[str, CrisisSignal] = {}
@@ -195,7 +196,7 @@ def assess_turns(turns: list[Turn], *, trained_reader: bool = True,
         # Beyond sending ordinary talk to review, the trained readers only add: they speak
         # where the lexicons found no self-harm or suicide signal (and are not asked otherwise).
         read_as_risk = _first_read_as_risk(turns, readings, trained_reader=trained_reader,
-                                           score=score)
+                                           score=score, second_model=second_model)
         if read_as_risk is not None:
             merged[RISK_STATEMENT] = read_as_risk
     ordered = tuple(merged[kind] for kind in SIGNAL_KINDS if kind in merged)
@@ -297,8 +298,8 @@ def _both_agree(text: str, sentences: list[Sentence], model_score: float) -> boo
 
 
 def _first_read_as_risk(turns: list[Turn], readings: dict[int, list[Sentence]], *,
-                        trained_reader: bool, score: language_model.TurnScores | None
-                        ) -> CrisisSignal | None:
+                        trained_reader: bool, score: language_model.TurnScores | None,
+                        second_model: bool) -> CrisisSignal | None:
     """A ``high`` signal for the first patient turn that the language model (at its threshold),
     the word reader, both together, or the second model (at its own, higher threshold, where
     the lexicons hold none of the turn's words of risk at a distance) read as a current risk
@@ -317,7 +318,8 @@ def _first_read_as_risk(turns: list[Turn], readings: dict[int, list[Sentence]], 
         # reader raised the turn and the lexicons hold none of its words of risk at a distance
         # (it rates "My sister googled how many of her pills it would take" near certain).
         read = read or (trained_reader and _trained_reading(text, sentences)) or (
-            models_read and not assertion.distanced(sentences, language_model.GATE_CONCEPTS)
+            second_model and models_read
+            and not assertion.distanced(sentences, language_model.GATE_CONCEPTS)
             and score.second(text) >= language_model.second_threshold(sentences))
         if read:
             # Intent with a time ("I'm going home to Jesus on Sunday"): imminent.
