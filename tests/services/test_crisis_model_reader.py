@@ -3,6 +3,7 @@ sends to review, what it never touches, and what it costs an ordinary session.""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from pathlib import Path
@@ -23,6 +24,7 @@ from services.analysis.crisis import (
 from services.analysis.crisis.reading import read_turn
 from services.analysis.transcript import normalize_text, split_turns
 from tests.services.crisis_blind import HELD_OUT, TUNING, split_blind_set
+from tests.services.crisis_sessions import bench_sessions
 
 DATA = Path(__file__).parent / "data"
 
@@ -74,6 +76,45 @@ def test_a_text_scores_the_same_on_every_cpu():
     for text, score, second_score in zip(texts, first, second, strict=True):
         assert score == pytest.approx(REFERENCE_SCORES[text][0], abs=2e-5), text
         assert second_score == pytest.approx(REFERENCE_SCORES[text][1], abs=2e-5), text
+
+
+def test_the_session_scores_as_the_exact_kernel_does():
+    """Whichever kernel this CPU's session runs (the default one where the CPU has VNNI), its
+    scores are the exact kernel's, bit for bit, for short turns and for long ones read in
+    windows."""
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.add_session_config_entry("session.x64quantprecision", "1")
+    texts = [*REFERENCE_SCORES, *(s["transcript"][:3000] for s in bench_sessions())]
+    for directory in (model_reader.MODEL_DIR, model_reader.SECOND_DIR, model_reader.DOUBT_DIR):
+        installed = model_reader.loaded_from(directory)
+        exact = dataclasses.replace(installed, session=onnxruntime.InferenceSession(
+            str(directory / model_reader.MODEL_FILE), options,
+            providers=["CPUExecutionProvider"]))
+        windows = [w for text in texts for w in model_reader.windows(text)]
+        assert len(windows) > len(texts)
+        assert model_reader.scores(windows, installed) == model_reader.scores(windows, exact)
+
+
+@pytest.mark.parametrize(("flags", "needed"), [
+    ("fpu sse4_1 avx2 avx512f avx512bw", True),
+    ("fpu sse4_1 avx2 avx512f avx512_vnni", False),
+    ("fpu sse4_1 avx2 avx_vnni", False),
+])
+def test_the_exact_kernel_is_asked_for_unless_the_cpu_has_vnni(tmp_path, flags, needed):
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text(f"processor\t: 0\nflags\t\t: {flags}\n\nprocessor\t: 1\n"
+                       f"flags\t\t: {flags}\n", encoding="utf-8")
+    assert model_reader.exact_kernel_needed(cpuinfo) is needed
+
+
+def test_the_exact_kernel_is_asked_for_where_the_flags_cannot_be_read(tmp_path):
+    arm = tmp_path / "arm"
+    arm.write_text("processor\t: 0\nFeatures\t: fp asimd asimddp\n", encoding="utf-8")
+    assert model_reader.exact_kernel_needed(arm)
+    assert model_reader.exact_kernel_needed(tmp_path / "missing")
 
 
 def _tuning_statements_where(condition) -> list[dict]:

@@ -29,6 +29,7 @@ the doubter it let 12 more of the held-out halves' safe statements through
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import threading
@@ -139,10 +140,11 @@ def load(directory: Path) -> LoadedModel:
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = 1
     options.inter_op_num_threads = 1
-    # x86 CPUs without VNNI (AVX2, AVX-512F) saturate the 8-bit products of the quantized
-    # graph's default kernel; this has them use the exact one, so a turn scores the same on
-    # every server (a safety floor must not depend on the CPU it runs on).
-    options.add_session_config_entry("session.x64quantprecision", "1")
+    if exact_kernel_needed():
+        # x86 CPUs without VNNI (AVX2, AVX-512F) saturate the 8-bit products of the quantized
+        # graph's default kernel; this has them use the exact one, so a turn scores the same
+        # on every server (a safety floor must not depend on the CPU it runs on).
+        options.add_session_config_entry("session.x64quantprecision", "1")
     session = onnxruntime.InferenceSession(str(directory / MODEL_FILE), options,
                                            providers=["CPUExecutionProvider"])
     tokenizer = Tokenizer.from_file(str(directory / TOKENIZER_FILE))
@@ -154,6 +156,27 @@ def load(directory: Path) -> LoadedModel:
                        _pair(settings.get("agree_at", never)),
                        _pair(settings.get("agree_at_risk_words", never)),
                        _pair(settings.get("ordinary_below", (0.0, 0.0))))
+
+
+# CPU flags of the instructions that compute 8-bit products exactly (AVX-512 VNNI, AVX-VNNI).
+_VNNI_FLAGS = frozenset({"avx512_vnni", "avx_vnni"})
+
+
+@functools.cache
+def exact_kernel_needed(cpuinfo: Path = Path("/proc/cpuinfo")) -> bool:
+    """Whether sessions must ask for the exact 8-bit kernel (``session.x64quantprecision``):
+    yes unless the CPU is known to have VNNI. With VNNI the default kernel is already exact
+    (bit for bit the same scores), and the option would still have onnxruntime rewrite the
+    weights for a slower kernel (a call costs about 60% more). Where the flags cannot be read
+    (another OS, another architecture, where the option does nothing), it is asked for."""
+    try:
+        text = cpuinfo.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return True
+    for line in text.splitlines():
+        if line.startswith("flags"):
+            return _VNNI_FLAGS.isdisjoint(line.partition(":")[2].split())
+    return True
 
 
 def _pair(values: list[float]) -> tuple[float, float]:
