@@ -1,6 +1,7 @@
 """Crisis-detection time on a 5,000-word transcript: the detector in the tree beside the one at
 b27d70d (the phrase-pattern detector before concept reading), loaded from git history into a
-temporary package rather than kept as a copy in the tree."""
+temporary package rather than kept as a copy in the tree; and the language models on the
+kernel this CPU's sessions use beside the exact 8-bit kernel."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from contextlib import ExitStack
 from pathlib import Path
 
 from bench.figures import transcript
@@ -125,7 +127,30 @@ def safety_figures(workdir: Path, duration_s: int, connections: int) -> list[Row
             Row(f"crisis detection p99, {WORDS:,} words, {label}", _p(new, 99),
                 f"{BASELINE_COMMIT} detector", _p(old, 99), "ms"),
         ]
+    rows += _exact_kernel_rows(texts[1:2] + texts[3:], duration_s)
     rows += _blind_set_rows(baseline)
+    return rows
+
+
+def _exact_kernel_rows(texts: tuple[tuple[str, str], ...], duration_s: int) -> list[Row]:
+    """Detection p50 with the language models on the kernel this CPU's sessions use beside the
+    exact 8-bit kernel (``session.x64quantprecision``), which they ask for only on CPUs
+    without AVX-512 VNNI: what asking for it everywhere would cost (on a CPU without VNNI the two
+    are the same kernel)."""
+    from services.analysis.crisis import detect_crisis, model_reader
+
+    directories = (model_reader.MODEL_DIR, model_reader.SECOND_DIR, model_reader.DOUBT_DIR)
+    exact = {d: model_reader.load(d, exact_kernel=True) for d in directories}
+    rows: list[Row] = []
+    for label, text in texts:
+        installed = _timings_ms(detect_crisis, text, duration_s / 4)
+        with ExitStack() as stack:
+            for directory, loaded in exact.items():
+                stack.enter_context(model_reader.in_place_of(directory, loaded))
+            on_exact = _timings_ms(detect_crisis, text, duration_s / 4)
+        rows.append(Row(f"crisis detection p50, {WORDS:,} words, {label}, this CPU's kernel",
+                        statistics.median(installed), "exact 8-bit kernel",
+                        statistics.median(on_exact), "ms", note=f"{len(installed)} runs"))
     return rows
 
 
