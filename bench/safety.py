@@ -111,11 +111,12 @@ def safety_figures(workdir: Path, duration_s: int, connections: int) -> list[Row
     workdir.mkdir(parents=True, exist_ok=True)
     baseline = _baseline_detector(workdir)
     rows: list[Row] = []
-    texts = (("ordinary session", transcript(WORDS) + "\n" + DISCLOSURE),
-             ("risk-dense corpus", corpus_transcript(WORDS)),
+    risk_dense = ("risk-dense corpus", corpus_transcript(WORDS))
+    written_apart = tuple((f"ordinary session written apart ({s['id']})", s["transcript"])
+                          for s in bench_sessions())
+    texts = (("ordinary session", transcript(WORDS) + "\n" + DISCLOSURE), risk_dense,
              ("ordinary talk the language model reads (185 turns)", quiet_transcript(WORDS)),
-             *((f"ordinary session written apart ({s['id']})", s["transcript"])
-               for s in bench_sessions()))
+             *written_apart)
     for label, text in texts:
         old = _timings_ms(baseline, text, duration_s / 4)
         new = _timings_ms(detect_crisis, text, duration_s / 4)
@@ -127,7 +128,8 @@ def safety_figures(workdir: Path, duration_s: int, connections: int) -> list[Row
             Row(f"crisis detection p99, {WORDS:,} words, {label}", _p(new, 99),
                 f"{BASELINE_COMMIT} detector", _p(old, 99), "ms"),
         ]
-    rows += _exact_kernel_rows(texts[1:2] + texts[3:], duration_s)
+    # The texts on which the models do the most work, short of the 185 turns (1-2 s a run).
+    rows += _exact_kernel_rows((risk_dense, *written_apart), duration_s)
     rows += _blind_set_rows(baseline)
     return rows
 
@@ -135,12 +137,11 @@ def safety_figures(workdir: Path, duration_s: int, connections: int) -> list[Row
 def _exact_kernel_rows(texts: tuple[tuple[str, str], ...], duration_s: int) -> list[Row]:
     """Detection p50 with the language models on the kernel this CPU's sessions use beside the
     exact 8-bit kernel (``session.x64quantprecision``), which they ask for only on CPUs
-    without AVX-512 VNNI: what asking for it everywhere would cost (on a CPU without VNNI the two
-    are the same kernel)."""
+    without AVX-512 VNNI: what asking for it everywhere would cost (on a CPU without it the
+    two are the same kernel)."""
     from services.analysis.crisis import detect_crisis, model_reader
 
-    directories = (model_reader.MODEL_DIR, model_reader.SECOND_DIR, model_reader.DOUBT_DIR)
-    exact = {d: model_reader.load(d, exact_kernel=True) for d in directories}
+    exact = {d: model_reader.load(d, exact_kernel=True) for d in model_reader.MODEL_DIRS}
     rows: list[Row] = []
     for label, text in texts:
         installed = _timings_ms(detect_crisis, text, duration_s / 4)

@@ -84,7 +84,7 @@ def test_the_session_scores_as_the_exact_kernel_does():
     texts = [*REFERENCE_SCORES, *(s["transcript"][:3000] for s in bench_sessions())]
     windows = [w for text in texts for w in model_reader.windows(text)]
     assert len(windows) > len(texts)
-    for directory in (model_reader.MODEL_DIR, model_reader.SECOND_DIR, model_reader.DOUBT_DIR):
+    for directory in model_reader.MODEL_DIRS:
         exact = model_reader.load(directory, exact_kernel=True)
         assert model_reader.scores(windows, model_reader.loaded_from(directory)) == \
             model_reader.scores(windows, exact)

@@ -47,6 +47,8 @@ from services.analysis.crisis.reading import Mention, Sentence, names
 MODEL_DIR = Path(__file__).with_name("model")
 SECOND_DIR = Path(__file__).with_name("second_model")
 DOUBT_DIR = Path(__file__).with_name("doubt_model")
+# Every model the detector runs: the committed, the second and the doubting model.
+MODEL_DIRS = (MODEL_DIR, SECOND_DIR, DOUBT_DIR)
 MODEL_FILE = "crisis_model.onnx"
 TOKENIZER_FILE = "tokenizer.json"
 SETTINGS_FILE = "settings.json"
@@ -112,7 +114,7 @@ def doubter() -> LoadedModel:
 
 def preload() -> None:
     """The three models loaded now (gunicorn's master and the RQ worker, before they fork)."""
-    for directory in (MODEL_DIR, SECOND_DIR, DOUBT_DIR):
+    for directory in MODEL_DIRS:
         loaded_from(directory)
 
 
@@ -141,7 +143,9 @@ def load(directory: Path, *, exact_kernel: bool | None = None) -> LoadedModel:
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = 1
     options.inter_op_num_threads = 1
-    if exact_kernel_needed() if exact_kernel is None else exact_kernel:
+    if exact_kernel is None:
+        exact_kernel = exact_kernel_needed()
+    if exact_kernel:
         # x86 CPUs without VNNI (AVX2, AVX-512F) saturate the 8-bit products of the quantized
         # graph's default kernel; this has them use the exact one, so a turn scores the same
         # on every server (a safety floor must not depend on the CPU it runs on).
@@ -159,9 +163,9 @@ def load(directory: Path, *, exact_kernel: bool | None = None) -> LoadedModel:
                        _pair(settings.get("ordinary_below", (0.0, 0.0))))
 
 
-# The CPU flag under which the default kernel was measured to score exactly as the exact one
-# (AVX-512 VNNI). A CPU with AVX-VNNI alone is treated as one without: not measured here.
-_VNNI_FLAGS = frozenset({"avx512_vnni"})
+# The CPU flag under which the default kernel was measured to score exactly as the exact one.
+# A CPU with AVX-VNNI alone is treated as one without: not measured here.
+_VNNI_FLAG = "avx512_vnni"
 
 
 @functools.cache
@@ -177,7 +181,7 @@ def exact_kernel_needed(cpuinfo: Path = Path("/proc/cpuinfo")) -> bool:
         return True
     for line in text.splitlines():
         if line.startswith("flags"):
-            return _VNNI_FLAGS.isdisjoint(line.partition(":")[2].split())
+            return _VNNI_FLAG not in line.partition(":")[2].split()
     return True
 
 
