@@ -222,3 +222,32 @@ def test_a_failed_jobs_stored_traceback_holds_no_value_a_database_error_quotes(
     assert "IntegrityError" in record.last_error and QUOTED_VALUE not in record.last_error
     assert "fails_quoting_a_row" in stored.exc_string  # the frames are kept
     assert "IntegrityError" in stored.exc_string and QUOTED_VALUE not in stored.exc_string
+
+
+def test_gunicorns_own_log_holds_no_value_a_database_error_quotes(capsys):
+    """An exception that escapes the app reaches gunicorn's worker, which answers 500 in the
+    API's shape and logs the traceback through the logger gunicorn.conf.py names."""
+    import runpy
+    import socket
+
+    import psycopg2.errors
+    from gunicorn.config import Config
+    from gunicorn.util import load_class
+
+    from tests.jobs.sample_jobs import QUOTED_VALUE, UNIQUE_VIOLATION
+    from web.server_worker import JSONErrorThreadWorker
+
+    shipped = runpy.run_path("gunicorn.conf.py")
+    worker = object.__new__(JSONErrorThreadWorker)  # handle_error needs only its log
+    worker.log = load_class(shipped["logger_class"])(Config())
+    server_end, client_end = socket.socketpair()
+    with server_end, client_end:
+        try:
+            raise psycopg2.errors.UniqueViolation(UNIQUE_VIOLATION)
+        except psycopg2.Error as exc:
+            worker.handle_error(None, server_end, ("127.0.0.1", 0), exc)
+        answer = client_end.recv(4096).decode()
+    assert answer.startswith("HTTP/1.1 500 ") and '"code": 500' in answer
+    logged = capsys.readouterr().err
+    assert "error handling a request" in logged and "UniqueViolation" in logged
+    assert QUOTED_VALUE not in logged

@@ -1,5 +1,6 @@
 """gunicorn's threaded worker with the API's error shape for the errors gunicorn answers
-itself (a request line or headers too large, a malformed request), before the app sees them.
+itself (a request line or headers too large, a malformed request), before the app sees them,
+and gunicorn's logger writing tracebacks as the service's own logs do.
 
 gunicorn writes those as HTML and logs the offending request line, which may hold patient
 identifiers in a query string; this worker answers JSON and logs only the status."""
@@ -8,10 +9,13 @@ from __future__ import annotations
 
 import json
 
+from gunicorn.glogging import Logger
 from gunicorn.http import errors
 from gunicorn.util import write_nonblock
 from gunicorn.workers.gthread import ThreadWorker
 from werkzeug.http import HTTP_STATUS_CODES
+
+from web.logs import PlainFormatter
 
 _STATUS_BY_ERROR: tuple[tuple[type[Exception], int], ...] = (
     (errors.LimitRequestLine, 414),
@@ -56,3 +60,17 @@ class JSONErrorThreadWorker(ThreadWorker):
             write_nonblock(client, error_response(status))
         except OSError:
             self.log.debug("failed to send the error answer")
+
+
+class ServerLogger(Logger):
+    """gunicorn's error log, its tracebacks written by `web.logs.format_exception`: an
+    exception that escapes the app (raised in a teardown, say) reaches gunicorn's own log,
+    whose standard formatter would print a database error's message and the row values it
+    quotes."""
+
+    def setup(self, cfg) -> None:
+        super().setup(cfg)
+        for handler in self.error_log.handlers:
+            if getattr(handler, "_gunicorn", False) and handler.formatter is not None:
+                handler.setFormatter(PlainFormatter(handler.formatter._fmt,
+                                                    handler.formatter.datefmt))
