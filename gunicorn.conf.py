@@ -14,7 +14,7 @@ bind = f"{os.environ.get('HOST', '127.0.0.1')}:{os.environ.get('PORT', '8000')}"
 workers = int(os.environ.get("WEB_CONCURRENCY", str(2 * (os.cpu_count() or 1))))
 # gthread, answering the errors gunicorn handles itself in the API's JSON shape.
 worker_class = "web.server_worker.JSONErrorThreadWorker"
-# gunicorn's own log, with tracebacks that withhold what a database error quotes.
+# gunicorn's own log, with tracebacks that withhold the messages that quote values.
 logger_class = "web.server_worker.ServerLogger"
 threads = int(os.environ.get("WEB_THREADS", "2"))
 # The master builds the app once, so it alone owns the embedded Redis server; each worker

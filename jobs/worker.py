@@ -54,7 +54,7 @@ class AppWorker(Worker):
 
     def handle_exception(self, job: Job, *exc_info) -> None:
         # rq's own puts the formatted traceback into its message, where no formatter can
-        # withhold what a database error quotes; logged with exc_info, web.logs's does.
+        # withhold the messages that quote values; logged with exc_info, web.logs's does.
         logger.error("job %s failed (%s)", job.id, job.origin, exc_info=exc_info)
         self._failure_text = (job.id, format_exception(exc_info))
         call_exception_handlers(self._exc_handlers, job, *exc_info)

@@ -126,15 +126,21 @@ def test_error_responses_carry_a_request_id(client):
 
 
 def test_unexpected_exception_log_holds_no_request_body(make_app, org, captured):
+    """The traceback names the error and where it was raised; its message, which quotes the
+    value it failed on, is withheld."""
+    from flask import request
+
     app = make_app(TESTING=False, PROPAGATE_EXCEPTIONS=False)
 
     @app.post("/api/explode")
     def explode():
-        raise RuntimeError("boom")
+        return int(request.json["patient_id"])
 
     response = app.test_client().post("/api/explode", json={"patient_id": PATIENT_ID})
     assert response.status_code == 500
-    assert any("boom" in line for line in captured.lines)
+    logged = "\n".join(captured.lines)
+    assert "ValueError: (message withheld" in logged and "in explode" in logged
+    assert "int(request.json" in logged  # the raising source line
     assert_no_secrets(captured.lines, "cws_unused-token")
 
 
@@ -159,27 +165,63 @@ def test_a_database_error_is_logged_without_the_values_it_quotes(make_app, captu
     assert PATIENT_ID not in logged
 
 
-def test_a_traceback_keeps_every_message_but_a_database_errors_own():
+def test_a_traceback_keeps_the_services_own_messages_only():
+    """Every exception of the chain is named with its frames; only the service's own keep
+    their message."""
     import peewee
     import psycopg2.errors
+    import requests
 
+    from services.workflows.nodes import TransientNodeError
     from tests.jobs.sample_jobs import QUOTED_VALUE, UNIQUE_VIOLATION
     from web.logs import format_exception
 
     try:
         try:
-            raise psycopg2.errors.UniqueViolation(UNIQUE_VIOLATION)
-        except psycopg2.Error as exc:
             try:
-                raise peewee.IntegrityError(*exc.args)
-            except peewee.IntegrityError as wrapped:
-                raise RuntimeError("creating the session failed") from wrapped
-    except RuntimeError as error:
+                raise psycopg2.errors.UniqueViolation(UNIQUE_VIOLATION)
+            except psycopg2.Error as exc:
+                try:
+                    raise peewee.IntegrityError(*exc.args)
+                except peewee.IntegrityError:
+                    raise requests.ConnectionError(
+                        f"Max retries exceeded with url: /fhir?api_key={QUOTED_VALUE}") from None
+        except requests.RequestException as unreachable:
+            raise TransientNodeError("FHIR server unreachable: ConnectionError") from unreachable
+    except TransientNodeError as error:
         text = format_exception((type(error), error, error.__traceback__))
     assert QUOTED_VALUE not in text
-    assert "UniqueViolation" in text and "peewee.IntegrityError" in text
-    assert "RuntimeError: creating the session failed" in text
-    assert text.count("Traceback (most recent call last):") == 3
+    assert "requests.exceptions.ConnectionError: (message withheld" in text
+    assert "services.workflows.nodes.TransientNodeError: FHIR server unreachable" in text
+    assert text.count("Traceback (most recent call last):") == 2
+
+    try:
+        try:
+            raise psycopg2.errors.UniqueViolation(UNIQUE_VIOLATION)
+        except psycopg2.Error as exc:
+            raise peewee.IntegrityError(*exc.args)  # chained implicitly, as peewee does
+    except peewee.IntegrityError as error:
+        text = format_exception((type(error), error, error.__traceback__))
+    assert QUOTED_VALUE not in text
+    assert "psycopg2.errors.UniqueViolation: (message withheld" in text
+    assert "peewee.IntegrityError: (message withheld: database errors quote row values" in text
+
+
+@pytest.mark.parametrize(("kind", "own"), [
+    ("services.workflows.nodes.NodeError", True),
+    ("services.voice.screeners.ScreenerError", True),
+    ("builtins.ValueError", False),
+    ("peewee.IntegrityError", False),
+    ("requests.exceptions.ConnectionError", False),
+    ("openai.APIConnectionError", False),
+])
+def test_the_services_own_exception_classes_are_told_from_any_other(kind, own):
+    import importlib
+
+    from web.logs import written_here
+
+    module, _, name = kind.rpartition(".")
+    assert written_here(getattr(importlib.import_module(module), name)) is own
 
 
 def test_a_failed_jobs_log_holds_no_value_a_database_error_quotes(make_app, org, captured):
@@ -251,3 +293,4 @@ def test_gunicorns_own_log_holds_no_value_a_database_error_quotes(capsys):
     logged = capsys.readouterr().err
     assert "error handling a request" in logged and "UniqueViolation" in logged
     assert QUOTED_VALUE not in logged
+

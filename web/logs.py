@@ -1,18 +1,22 @@
 """Structured log lines with a request id (or the RQ job id inside a worker).
 
 Log calls pass ids and statuses only; transcripts, phone numbers, names, tokens and secrets
-are never arguments of a log call anywhere in the service. Tracebacks are written without a
-database error's message, which quotes row values (`format_exception`)."""
+are never arguments of a log call anywhere in the service. Tracebacks keep the message of the
+service's own exceptions only: Python's and the libraries' messages quote the values they
+failed on (`format_exception`)."""
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import re
 import sqlite3
+import sys
 import time
 import traceback
 import uuid
+from pathlib import Path
 from types import TracebackType
 
 import peewee
@@ -49,9 +53,12 @@ DATABASE_ERRORS = _database_errors()
 
 def format_exception(exc_info: tuple[type[BaseException], BaseException, TracebackType | None]
                      ) -> str:
-    """A traceback as the standard library writes it, except that a database error's message
-    is withheld (its type and SQLSTATE kept): an unexpected error must not put a patient's
-    data into the log through the values a database error quotes."""
+    """A traceback as the standard library writes it (every frame, its source line, every
+    exception of the chain by type), with the message kept only for the service's own
+    exception classes, whose texts are written to hold no patient data or secret. Any other
+    message is withheld: a database error quotes row values, a connection error the URL with
+    its query string, `int()` its argument. The raising source line still shows a literal
+    message."""
     chain: list[BaseException] = []
     current: BaseException | None = exc_info[1]
     while current is not None and all(current is not seen for seen in chain):
@@ -69,13 +76,32 @@ def format_exception(exc_info: tuple[type[BaseException], BaseException, Traceba
     return "".join(parts).rstrip("\n")
 
 
+_SERVICE_ROOT = Path(__file__).resolve().parent.parent
+_INSTALLED = frozenset({"site-packages", "dist-packages"})
+
+
+@functools.cache
+def written_here(kind: type[BaseException]) -> bool:
+    """Whether an exception class is defined in the service's own source (not Python's, not
+    an installed library's)."""
+    source = getattr(sys.modules.get(kind.__module__), "__file__", None)
+    if not source:
+        return False  # built in
+    path = Path(source).resolve()
+    return path.is_relative_to(_SERVICE_ROOT) and not _INSTALLED.intersection(path.parts)
+
+
 def _exception_line(exc: BaseException) -> str:
-    if not isinstance(exc, DATABASE_ERRORS):
-        return "".join(traceback.format_exception_only(type(exc), exc))
     kind = type(exc)
+    if written_here(kind):
+        return "".join(traceback.format_exception_only(kind, exc))
+    name = kind.__qualname__ if kind.__module__ == "builtins" else \
+        f"{kind.__module__}.{kind.__qualname__}"
+    if not isinstance(exc, DATABASE_ERRORS):
+        return f"{name}: (message withheld: it may quote the values it failed on)\n"
     code = getattr(exc, "pgcode", None) or getattr(exc.__context__, "pgcode", None)
-    return (f"{kind.__module__}.{kind.__qualname__}: (message withheld: database errors "
-            f"quote row values{f'; SQLSTATE {code}' if code else ''})\n")
+    return (f"{name}: (message withheld: database errors quote row values"
+            f"{f'; SQLSTATE {code}' if code else ''})\n")
 
 
 class PlainFormatter(logging.Formatter):

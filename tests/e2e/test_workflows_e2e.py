@@ -1,15 +1,17 @@
 """Agent workflows against the real gunicorn + worker processes and a FHIR server on
-127.0.0.1: a run through an approval, two resumes at once, a worker SIGKILLed mid-step."""
+127.0.0.1: a run through an approval, two resumes at once, a worker SIGKILLed mid-step, a
+failed sync's log."""
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 
 import pytest
 from fhir.resources.R4B.bundle import Bundle
 
-from tests.e2e.service import Client, Service
+from tests.e2e.service import Client, Service, free_port
 from tests.fakes.fhir_server import FakeFhirServer
 
 BASE = "/api/agent-workflows"
@@ -128,3 +130,27 @@ def test_worker_killed_mid_step_then_the_execution_completes_once(clinic, fhir, 
     sync_events = [e["event"] for e in body["execution_trace"] if e["node_id"] == "sync"]
     assert sync_events.count("complete") == 1
     assert sync_events == ["start", "start", "complete"]
+
+
+def test_a_failed_sync_logs_no_secret_from_the_fhir_address(clinic, service):
+    """The FHIR server unreachable: the worker logs the failed attempt's traceback (and rq
+    keeps it for the dashboard), naming the connection error without its message, which
+    quotes the address with its query string."""
+    secret = "api-key-e2e-not-for-logs"
+    unreachable = f"http://127.0.0.1:{free_port()}/fhir?api_key={secret}"
+    response = clinic.call("POST", BASE, {"name": "Sync only", "fhir_base_url": unreachable,
+                                          "definition": {"start": "analyze", "nodes": [
+                                              node("analyze", "analyze_session", "sync"),
+                                              node("sync", "ehr_sync")]}})
+    assert response.status_code == 201, response.text
+    execution_id = _start(clinic, response.json(), {"transcript": TRANSCRIPT})
+    sync = clinic.wait_for(f"{BASE}/executions/{execution_id}/sync-status",
+                           lambda b: b["attempts"] >= 1 and b["last_error"])
+    assert sync["last_error"] == "FHIR server unreachable: ConnectionError"
+    deadline = time.monotonic() + 30
+    while "FHIR server unreachable" not in service.log_tail("worker", 200_000):
+        assert time.monotonic() < deadline, "the failed attempt was not logged"
+        time.sleep(0.2)
+    logged = service.log_tail("worker", 200_000)
+    assert "requests.exceptions.ConnectionError: (message withheld" in logged
+    assert secret not in logged
