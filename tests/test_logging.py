@@ -294,3 +294,53 @@ def test_gunicorns_own_log_holds_no_value_a_database_error_quotes(capsys):
     assert "error handling a request" in logged and "UniqueViolation" in logged
     assert QUOTED_VALUE not in logged
 
+
+def test_debug_level_logs_no_secret_of_a_webhook_address(make_app, org, captured):
+    """A clinic's endpoint may carry a token in its query string; at DEBUG the HTTP client's
+    own request lines (urllib3's) would print it."""
+    from jobs.outbound import deliver
+    from models.base import db
+    from models.outbound import WebhookDelivery
+    from services.outbound import endpoints
+    from services.outbound.delivery import emit
+    from tests.fakes.webhook_receiver import WebhookReceiver
+
+    app = make_app(LOG_LEVEL="DEBUG", ALLOW_PRIVATE_WEBHOOK_URLS=True)
+    secret = "hook-token-not-for-logs"
+    with WebhookReceiver() as receiver, app.app_context():
+        endpoint = endpoints.ensure_endpoint(org.id, f"{receiver.url}?token={secret}")
+        receiver.secrets = [endpoint.secret]
+        with db.atomic():
+            emit(endpoint, "intake.started", {"call_id": "c-1"}, ordering_key="c-1")
+        # The delivery job's own function, in this process, so that its log lines are seen.
+        assert deliver(WebhookDelivery.get().id, 1) == "sent"
+        assert [r.path for r in receiver.requests] == [f"/hooks/intake?token={secret}"]
+    assert captured.lines
+    assert not [line for line in captured.lines if secret in line]
+
+
+def test_debug_level_logs_nothing_of_the_card_processors_requests_or_answers(
+        make_app, captured):
+    """At DEBUG the card processor's client prints each request's parameters and each answer's
+    body: a customer's name and email, a card's billing details."""
+    from services.organizations import create_organization
+    from services.tokens import create_token
+    from tests.fakes.stripe_server import API_KEY, FakeStripe
+
+    holder = "Imogen Cardholder-Test"
+    with FakeStripe() as stripe_server:
+        stripe_server.add_card("pm_card_visa")
+        stripe_server.payment_methods["pm_card_visa"]["billing_details"]["name"] = holder
+        app = make_app(LOG_LEVEL="DEBUG", STRIPE_API_KEY=API_KEY,
+                       STRIPE_API_BASE=stripe_server.base_url)
+        with app.app_context():
+            clinic = create_organization("Rowan Clinic")
+            token = create_token(clinic.id, ["billing:write"])[1]
+        response = app.test_client().post(
+            "/api/billing/payment-methods", headers={"Authorization": f"Bearer {token}"},
+            json={"processor": "stripe", "payment_method": "pm_card_visa"})
+        assert response.status_code == 201, response.json
+        assert stripe_server.customers  # the customer was created with the clinic's name
+    logged = "\n".join(captured.lines)
+    assert "Request to Stripe api" in logged  # its request lines stay (ids, status)
+    assert holder not in logged and "Rowan Clinic" not in logged

