@@ -344,3 +344,26 @@ def test_debug_level_logs_nothing_of_the_card_processors_requests_or_answers(
     logged = "\n".join(captured.lines)
     assert "Request to Stripe api" in logged  # its request lines stay (ids, status)
     assert holder not in logged and "Rowan Clinic" not in logged
+
+
+def test_the_development_servers_request_lines_hold_no_query_string(make_app, captured):
+    """Under `flask run` (werkzeug's server) each request is logged once, by the service,
+    with its path only: werkzeug's own request line would quote the query string."""
+    import threading
+
+    import requests
+    from werkzeug.serving import make_server
+
+    server = make_server("127.0.0.1", 0, make_app(), threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        answer = requests.get(f"http://127.0.0.1:{server.port}/api/therapy-sessions",
+                              params={"patient_id": PATIENT_ID}, timeout=10)
+    finally:
+        server.shutdown()
+        thread.join(timeout=10)
+    assert answer.status_code == 401
+    messages = [record["message"] for record in captured.records()]
+    assert "GET /api/therapy-sessions 401" in messages
+    assert not [line for line in captured.lines if PATIENT_ID in line]

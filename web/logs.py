@@ -130,6 +130,21 @@ class JSONFormatter(PlainFormatter):
         return json.dumps(line)
 
 
+# werkzeug's development server (`flask run`) writes each request as
+# `<address> - - [<date>] "GET /path?query HTTP/1.1" 200 -`, its errors with the same prefix
+# and the request line they failed on.
+_DEVELOPMENT_SERVER_LINE = re.compile(r"\S+ - - \[")
+
+
+class _WithoutRequestLines(logging.Filter):
+    """Drops the development server's request and error lines: their query strings may carry
+    patient identifiers, and the service logs each request itself, by path only. Its other
+    lines ("Running on http://…") stay."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not _DEVELOPMENT_SERVER_LINE.match(str(record.msg))
+
+
 def configure_logging(level: str, fmt: str) -> None:
     root = logging.getLogger()
     root.setLevel(level)
@@ -150,6 +165,7 @@ def configure_logging(level: str, fmt: str) -> None:
     # every answer's body (names, emails, billing details).
     for chatty in ("peewee", "urllib3", "stripe"):
         logging.getLogger(chatty).setLevel(logging.INFO)
+    logging.getLogger("werkzeug").addFilter(_WithoutRequestLines())
 
 
 def init_app(app: Flask) -> None:
