@@ -22,6 +22,8 @@ from types import TracebackType
 import peewee
 from flask import Flask, g, has_request_context, request
 
+from config import PROJECT_ROOT
+
 REQUEST_ID_HEADER = "X-Request-ID"
 _SAFE_REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
 _HANDLER_NAME = "cws-json"
@@ -76,7 +78,6 @@ def format_exception(exc_info: tuple[type[BaseException], BaseException, Traceba
     return "".join(parts).rstrip("\n")
 
 
-_SERVICE_ROOT = Path(__file__).resolve().parent.parent
 _INSTALLED = frozenset({"site-packages", "dist-packages"})
 
 
@@ -88,7 +89,7 @@ def written_here(kind: type[BaseException]) -> bool:
     if not source:
         return False  # built in
     path = Path(source).resolve()
-    return path.is_relative_to(_SERVICE_ROOT) and not _INSTALLED.intersection(path.parts)
+    return path.is_relative_to(PROJECT_ROOT) and not _INSTALLED.intersection(path.parts)
 
 
 def _exception_line(exc: BaseException) -> str:

@@ -65,8 +65,8 @@ class JSONErrorThreadWorker(ThreadWorker):
 class ServerLogger(Logger):
     """gunicorn's error log, its tracebacks written by `web.logs.format_exception`: an
     exception that escapes the app (raised in a teardown, say) reaches gunicorn's own log,
-    whose standard formatter would print a database error's message and the row values it
-    quotes."""
+    whose standard formatter would print every message of the chain, a database error's
+    row values among them."""
 
     def setup(self, cfg) -> None:
         super().setup(cfg)
