@@ -31,13 +31,14 @@ reuse_port = True
 
 
 def when_ready(server) -> None:
-    # Load the crisis detector's language models in the master, before the workers fork: they
-    # share their pages instead of each loading a copy on its first analysis. Only when the app
+    # Import the analysis pipeline and load the crisis detector's language models in the
+    # master, before the workers fork: they share the pages instead of each worker importing
+    # and loading them on its first analysis (half a second or more). Only when the app
     # preloaded is this service (another app run with this file, as the benchmark's
     # hello-world, does not import it).
-    model_reader = sys.modules.get("services.analysis.crisis.model_reader")
-    if model_reader is not None:
-        model_reader.preload()
+    analysis = sys.modules.get("services.analysis")
+    if analysis is not None:
+        analysis.preload()
 
 
 def worker_exit(server, worker) -> None:

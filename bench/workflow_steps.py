@@ -9,7 +9,9 @@ Redis with the same worker count (one), in the same run, in alternating rounds (
   timed too;
 * drain: RQ's default forking `Worker` and its `SimpleWorker` on no-op jobs, against the
   app's worker (`jobs.worker.run_worker`, what `flask --app app worker --burst` runs) on
-  workflow executions made of `set` nodes, counted in node steps.
+  workflow executions made of `set` nodes, counted in node steps, and on the analysis jobs of
+  live clinical sessions (each a forked work-horse: the session's 20 turns analysed, the
+  analysis stored on the session), ANALYSIS_JOBS a round.
 
     .venv/bin/python bench/workflow_steps.py [--jobs 200] [--enqueue-jobs 1000] [--chain 5]
                                              [--rounds 3]
@@ -42,6 +44,12 @@ from models.base import db
 from models.jobs import JobRecord
 
 BENCH_PREFIX = "bench-"
+# Live clinical sessions stopped per round, each queuing one analysis job.
+ANALYSIS_JOBS = 40
+ANALYSIS_DRAIN = "drain app worker, analysis jobs"
+LIVE_TURNS = (("clinician", "How have things been since we last met?"),
+              ("patient", "Work has been stressful and I have only been sleeping about five "
+                          "hours."),) * 10
 TXN_ENQUEUE = "enqueue jobs.queue.enqueue, in a txn"
 ENQUEUE_RATIO = "paired ratio: lone enqueue"
 TXN_ENQUEUE_RATIO = "paired ratio: enqueue in a txn"
@@ -150,6 +158,24 @@ def _engine(app, org, workflow, jobs: int, chain: int) -> dict[str, float]:
                                                   time.perf_counter() - started)}
 
 
+def _analysis_jobs(app, org, jobs: int) -> dict[str, float]:
+    from services import clinical
+    from services.sessions import create_session
+
+    with app.test_request_context(), db.connection_context():
+        for index in range(jobs):
+            session = create_session(org.id, {"patient_id": f"bench-{index}",
+                                              "provider_id": "bench",
+                                              "session_date": "2026-11-20T15:00:00Z"})
+            live = clinical.start(org.id, session.id)
+            for speaker, text in LIVE_TURNS:
+                clinical.append_chunk(live, speaker, text)
+            clinical.stop(live)
+    started = time.perf_counter()
+    run_worker(app, burst=True)
+    return {ANALYSIS_DRAIN: _rate(jobs, time.perf_counter() - started)}
+
+
 def measure(app, jobs: int, chain: int = 5, rounds: int = 3,
             enqueue_jobs: int = 1000) -> dict[str, float]:
     """Median rates of `rounds` rounds of `jobs` jobs, RQ's and the project's measured in
@@ -160,7 +186,8 @@ def measure(app, jobs: int, chain: int = 5, rounds: int = 3,
     for round_ in range(rounds):
         rates = {**_enqueues(app, org, enqueue_jobs, round_),
                  **_raw_rq(app.extensions["redis"], jobs),
-                 **_engine(app, org, workflow, jobs, chain)}
+                 **_engine(app, org, workflow, jobs, chain),
+                 **_analysis_jobs(app, org, ANALYSIS_JOBS)}
         plain = rates["enqueue Queue.enqueue"]
         rates[ENQUEUE_RATIO] = rates["enqueue jobs.queue.enqueue"] / plain
         rates[TXN_ENQUEUE_RATIO] = rates[TXN_ENQUEUE] / plain

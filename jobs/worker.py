@@ -20,7 +20,7 @@ from rq.worker import WorkerStatus
 from jobs import queue as jobqueue
 from models.base import bind_database, db
 from models.jobs import JobRecord, running_job
-from services.analysis.crisis import model_reader
+from services import analysis
 from services.limits import MAX_ERROR_CHARS
 from web.logs import format_exception
 
@@ -161,9 +161,9 @@ def run_worker(app: Flask, burst: bool = False, queues: list[str] | None = None)
     """Run a worker on every queue of the app (or the given ones)."""
     # Plain connections: each work-horse opens its own after fork().
     bind_database(app.config["DATABASE_URL"], pooled=False)
-    # Loaded once here (both language models), so that each forked work-horse inherits them
-    # rather than loading them.
-    model_reader.preload()
+    # Imported and loaded once here (the analysis pipeline, the language models), so that each
+    # forked work-horse inherits them rather than importing and loading them for its one job.
+    analysis.preload()
     with app.app_context():
         connection = app.extensions["redis"]
         names = queues or list(jobqueue.QUEUE_NAMES)

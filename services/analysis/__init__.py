@@ -48,6 +48,15 @@ __all__ = [
 _HOMES = {"MAX_TRANSCRIPT_CHARS": "services.limits"}
 
 
+def preload() -> None:
+    """Import the pipeline (and with it the hosted-model client) and load the crisis
+    detector's models now. gunicorn's master and the RQ worker call this before they fork:
+    otherwise each web worker's first analysis, and every analysis job's forked work-horse,
+    imports them again (about half a second of CPU)."""
+    import_module("services.analysis.pipeline")
+    import_module("services.analysis.crisis.model_reader").preload()
+
+
 def __getattr__(name: str) -> Any:
     if name in __all__:
         return getattr(import_module(_HOMES.get(name, "services.analysis.pipeline")), name)
