@@ -10,8 +10,8 @@ Redis with the same worker count (one), in the same run, in alternating rounds (
 * drain: RQ's default forking `Worker` and its `SimpleWorker` on no-op jobs, against the
   app's worker (`jobs.worker.run_worker`, what `flask --app app worker --burst` runs) on
   workflow executions made of `set` nodes, counted in node steps, and on the analysis jobs of
-  live clinical sessions (each a forked work-horse: the session's 20 turns analysed, the
-  analysis stored on the session), ANALYSIS_JOBS a round.
+  live clinical sessions (each a forked work-horse: the session's LIVE_TURNS turns, the http
+  benchmark's lines, analysed and the analysis stored on the session), ANALYSIS_JOBS a round.
 
     .venv/bin/python bench/workflow_steps.py [--jobs 200] [--enqueue-jobs 1000] [--chain 5]
                                              [--rounds 3]
@@ -31,6 +31,7 @@ import statistics
 import sys
 import tempfile
 import time
+from itertools import cycle, islice
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -44,12 +45,10 @@ from models.base import db
 from models.jobs import JobRecord
 
 BENCH_PREFIX = "bench-"
-# Live clinical sessions stopped per round, each queuing one analysis job.
+# Live clinical sessions stopped per round, each queuing one analysis job, and their turns.
 ANALYSIS_JOBS = 40
+LIVE_TURNS = 20
 ANALYSIS_DRAIN = "drain app worker, analysis jobs"
-LIVE_TURNS = (("clinician", "How have things been since we last met?"),
-              ("patient", "Work has been stressful and I have only been sleeping about five "
-                          "hours."),) * 10
 TXN_ENQUEUE = "enqueue jobs.queue.enqueue, in a txn"
 ENQUEUE_RATIO = "paired ratio: lone enqueue"
 TXN_ENQUEUE_RATIO = "paired ratio: enqueue in a txn"
@@ -158,17 +157,26 @@ def _engine(app, org, workflow, jobs: int, chain: int) -> dict[str, float]:
                                                   time.perf_counter() - started)}
 
 
+def _live_turns(count: int) -> list[tuple[str, str]]:
+    """The http benchmark's session lines (`bench.figures.LINES`) as a live session's chunks."""
+    from bench.figures import LINES
+
+    turns = [line.split(": ", 1) for line in LINES]
+    return [(speaker.lower(), text) for speaker, text in islice(cycle(turns), count)]
+
+
 def _analysis_jobs(app, org, jobs: int) -> dict[str, float]:
     from services import clinical
     from services.sessions import create_session
 
-    with app.test_request_context(), db.connection_context():
+    turns = _live_turns(LIVE_TURNS)
+    with app.app_context(), db.connection_context():
         for index in range(jobs):
             session = create_session(org.id, {"patient_id": f"bench-{index}",
                                               "provider_id": "bench",
                                               "session_date": "2026-11-20T15:00:00Z"})
             live = clinical.start(org.id, session.id)
-            for speaker, text in LIVE_TURNS:
+            for speaker, text in turns:
                 clinical.append_chunk(live, speaker, text)
             clinical.stop(live)
     started = time.perf_counter()

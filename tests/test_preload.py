@@ -10,9 +10,8 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from config import PROJECT_ROOT
 
 _REPORT = """
 import json, sys
@@ -23,9 +22,9 @@ print(json.dumps({name: name in sys.modules for name in (
 
 def _run(code: str, config: dict) -> dict:
     finished = subprocess.run(
-        [sys.executable, "-c", code + _REPORT, json.dumps(config)], cwd=ROOT, check=True,
+        [sys.executable, "-c", code + _REPORT, json.dumps(config)], cwd=PROJECT_ROOT, check=True,
         text=True, capture_output=True, timeout=120,
-        env={**os.environ, "PYTHONPATH": str(ROOT)})
+        env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)})
     return json.loads(finished.stdout.strip().splitlines()[-1])
 
 
