@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import re
 import statistics
 import subprocess
 import sys
@@ -69,6 +70,25 @@ def quiet_transcript(words: int) -> str:
     return "\n".join(lines)
 
 
+def spoken_monologue(words: int) -> tuple[str, str]:
+    """The patient turns of the sessions written apart run together into one patient turn of
+    ``words`` words, as speech-to-text writes it (no punctuation, lower case) and as written:
+    a run-on sentence is read in pieces, so the first should cost about what the second does."""
+    turns = [line.partition(":")[2].strip() for session in bench_sessions()
+             for line in session["transcript"].splitlines()
+             if line.lower().startswith("patient:")]
+    kept: list[str] = []
+    count = 0
+    for turn in turns:
+        kept.append(turn)
+        count += len(turn.split())
+        if count >= words:
+            break
+    written = " ".join(kept)
+    spoken = re.sub(r"[.,!?;:\u2026\u2014-]+", " ", written).lower()
+    return f"Patient: {spoken}", f"Patient: {written}"
+
+
 def _baseline_detector(workdir: Path) -> Callable[[str], object]:
     """``detect_crisis`` as it was at BASELINE_COMMIT, imported from files written out of git."""
     package = "crisis_baseline"
@@ -128,6 +148,13 @@ def safety_figures(workdir: Path, duration_s: int, connections: int) -> list[Row
             Row(f"crisis detection p99, {WORDS:,} words, {label}", _p(new, 99),
                 f"{BASELINE_COMMIT} detector", _p(old, 99), "ms"),
         ]
+    spoken, written = spoken_monologue(WORDS)
+    unpunctuated = _timings_ms(detect_crisis, spoken, duration_s / 4)
+    punctuated = _timings_ms(detect_crisis, written, duration_s / 4)
+    rows.append(Row(f"crisis detection p50, {WORDS:,}-word patient monologue without "
+                    "punctuation (speech-to-text)", statistics.median(unpunctuated),
+                    "the same, punctuated", statistics.median(punctuated), "ms",
+                    note=f"{len(unpunctuated)} runs"))
     # The texts on which the models do the most work, short of the 185 turns (1-2 s a run).
     rows += _exact_kernel_rows((risk_dense, *written_apart), duration_s)
     rows += _blind_set_rows(baseline)

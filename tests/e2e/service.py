@@ -118,7 +118,13 @@ class Service:
         for worker in self.workers:
             if worker.poll() is None:
                 os.killpg(worker.pid, sig)
-                worker.wait(timeout=10)
+                try:
+                    worker.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    # A warm shutdown waits for the job in hand: a failed test may leave one
+                    # that never ends.
+                    os.killpg(worker.pid, signal.SIGKILL)
+                    worker.wait(timeout=10)
         self.workers.clear()
 
     def cli(self, *args: str) -> str:

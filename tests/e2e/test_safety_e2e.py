@@ -140,3 +140,47 @@ def test_the_web_process_reads_with_the_second_model(clinic: Client) -> None:
     risk = _analysed_risk(clinic, statement)
     assert risk["level"] in ("high", "imminent")
     assert any(FACTOR in factor for factor in risk["factors"])
+
+
+# A patient's monologue as speech-to-text writes it, with no punctuation: one sentence of
+# thousands of words. Reading it once took minutes (the reader's work grew with the cube of a
+# sentence's length); a web worker was then killed at gunicorn's timeout.
+_SPOKEN = ("i keep thinking about dying", "my mom keeps the pills in the kitchen",
+           "i drove past the bridge again", "i dont want to be here anymore",
+           "work was fine i guess", "my sister called me on sunday", "i have not been sleeping",
+           "sometimes i think everyone would be better off without me")
+
+
+def _run_on(chars: int) -> str:
+    words: list[str] = []
+    while sum(len(word) + 1 for word in words) < chars:
+        for phrase in _SPOKEN:
+            words += f"{phrase} and".split()
+    return " ".join(words)
+
+
+def test_a_long_transcript_without_punctuation_is_analysed(clinic: Client) -> None:
+    response = clinic.call("POST", "/api/therapy/analyze-session",
+                           {"session_transcript": f"Patient: {_run_on(30_000)}"})
+    assert response.status_code == 200, response.text
+    assert response.json()["riskAssessment"]["level"] in ("high", "imminent")
+
+
+def test_the_worker_analyses_a_live_session_spoken_without_punctuation(clinic: Client) -> None:
+    created = clinic.call("POST", "/api/therapy-sessions", {
+        "patient_id": "pat-spoken-e2e", "provider_id": "prov-e2e",
+        "session_date": "2026-11-20T15:00:00Z"})
+    assert created.status_code == 201, created.text
+    session_id = created.json()["id"]
+    started = clinic.call("POST", "/api/clinical/start", {"session_id": session_id})
+    assert started.status_code == 201, started.text
+    clinical_id = started.json()["clinical_session_id"]
+    chunk = clinic.call("POST", f"/api/clinical/{clinical_id}/transcript",
+                        {"speaker": "patient", "text": _run_on(30_000)})
+    assert chunk.status_code == 201, chunk.text
+    assert clinic.call("POST", f"/api/clinical/{clinical_id}/stop").status_code == 202
+    clinic.wait_for(f"/api/therapy-sessions/{session_id}",
+                    lambda body: body.get("analysis_status") == "succeeded")
+    analysis = clinic.call("GET", f"/api/therapy-sessions/{session_id}/analysis")
+    assert analysis.status_code == 200
+    assert analysis.json()["riskAssessment"]["level"] in ("high", "imminent")

@@ -2958,3 +2958,33 @@ def test_a_head_hit_against_a_wall_and_a_ligature_round_the_neck(text, expected)
 ])
 def test_a_death_in_ones_sleep_or_from_ones_illness_wished_for(text, expected):
     assert _lexicons_level(text) == expected
+
+
+# Speech-to-text often writes no punctuation: a whole turn is then one sentence.
+_RUN_ON = ("so work has been busy and the commute is long and i have been trying to get to "
+           "the gym on weekends with my sister but it is hard to keep up ")
+
+
+def test_a_run_on_without_punctuation_is_read_in_pieces():
+    from services.analysis.crisis.reading import MAX_SENTENCE_WORDS, read_turn, tokenize
+
+    text = (_RUN_ON * 40).strip()
+    sentences = read_turn(text)
+    assert len(sentences) > 1
+    assert all(len(s.words) <= MAX_SENTENCE_WORDS for s in sentences)
+    assert [w for s in sentences for w in s.words] == tokenize(text)
+    # Cut before a conjunction where one is near the limit, so a clause stays whole.
+    assert all(s.words[0] in ("so", "and", "but") for s in sentences[1:])
+
+
+def test_a_sentence_within_the_limit_is_read_whole():
+    from services.analysis.crisis.reading import MAX_SENTENCE_WORDS, read_turn
+
+    text = " ".join(["word"] * MAX_SENTENCE_WORDS)
+    assert len(read_turn(text)) == 1
+
+
+def test_a_disclosure_at_the_end_of_a_long_run_on_is_raised():
+    text = "Patient: " + _RUN_ON * 40 + "and i have the pills saved up to kill myself tonight"
+    assert detect_crisis(text).level == "imminent"
+    assert detect_crisis("Patient: " + _RUN_ON * 40).level is None

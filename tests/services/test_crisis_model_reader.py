@@ -256,6 +256,29 @@ def test_long_turns_are_read_in_windows_of_whole_sentences():
     assert all(len(w.split()) <= model_reader.WINDOW_WORDS for w in windows)
 
 
+# Ordinary talk as speech-to-text writes it: no punctuation at all.
+_UNPUNCTUATED = ("so work has been busy and the commute is long and i have been trying to get "
+                 "to the gym on weekends with my sister ")
+
+
+def test_a_long_sentence_without_punctuation_is_read_in_windows():
+    text = (_UNPUNCTUATED * 12).strip()
+    windows = model_reader.windows(text)
+    assert len(windows) > 1
+    assert " ".join(windows) == text
+    assert all(len(w.split()) <= model_reader.WINDOW_WORDS for w in windows)
+
+
+def test_a_disclosure_late_in_a_long_unpunctuated_turn_is_read_by_the_model():
+    """The model reads 128 tokens at once: a disclosure past them in a turn with no sentence
+    end was never read."""
+    disclosure = "i have been saving up my pills and i am going to take them all tonight"
+    loaded = model_reader.model()
+    assert model_reader.turn_score(disclosure) >= loaded.escalate_at
+    assert model_reader.turn_score(_UNPUNCTUATED * 6) < loaded.escalate_at
+    assert model_reader.turn_score(_UNPUNCTUATED * 6 + disclosure) >= loaded.escalate_at
+
+
 def test_a_disclosure_late_in_a_long_turn_is_read():
     filler = " ".join(["Work has been busy and the commute is long."] * 20)
     text = f"Patient: {filler} Honestly I want to kill myself, I have the pills ready."

@@ -42,7 +42,7 @@ import numpy as np
 
 from services.analysis.crisis.assertion import told_as_an_accident
 from services.analysis.crisis.reader import RISK_CONCEPTS
-from services.analysis.crisis.reading import Mention, Sentence, names
+from services.analysis.crisis.reading import Mention, Sentence, names, run_on_pieces
 
 MODEL_DIR = Path(__file__).with_name("model")
 SECOND_DIR = Path(__file__).with_name("second_model")
@@ -214,13 +214,16 @@ def turn_score(text: str, loaded: LoadedModel | None = None) -> float:
 
 def windows(text: str) -> list[str]:
     """A turn as the model reads it: whole (as written, punctuation and all, as it was
-    trained), or, past WINDOW_WORDS, in runs of whole sentences of up to WINDOW_WORDS."""
+    trained), or, past WINDOW_WORDS, in runs of whole sentences of up to WINDOW_WORDS; a
+    sentence longer than that (speech-to-text without punctuation) in pieces, else the model
+    would read only its first 128 tokens."""
     if len(text.split()) <= WINDOW_WORDS:
         return [text]
     out: list[str] = []
     current: list[str] = []
     count = 0
-    for sentence in _SENTENCE_END.split(text):
+    for sentence in (piece for whole in _SENTENCE_END.split(text)
+                     for piece in run_on_pieces(whole, WINDOW_WORDS)):
         words = len(sentence.split())
         if current and count + words > WINDOW_WORDS:
             out.append(" ".join(current))

@@ -63,6 +63,13 @@ MIN_FUZZY_LENGTH = 6
 _TOKEN_RE = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 # A full stop before a digit ends no sentence: "2.5 mg", "the .45".
 SENTENCE_RE = re.compile(r"(?:[^.!?;:\n]|\.(?=\d))[^.!?;:\n]*(?:\.(?=\d)[^.!?;:\n]*)*")
+# A run-on longer than this many words is read in pieces. Speech-to-text often writes no
+# punctuation, and reading a sentence costs more than linearly in its length: one unpunctuated
+# turn of 20,000 characters took minutes. Longer than any sentence of the statements and sessions
+# the detector is measured on (at most 73 words), so none of them is cut.
+MAX_SENTENCE_WORDS = 80
+# Where a run-on is cut when one is near the limit: before a conjunction, or after a comma.
+_CUT_BEFORE = frozenset({"and", "but", "so", "because", "cause", "cuz", "then", "or"})
 # A day of the month: "the 14th", "the 1st".
 _ORDINAL_RE = re.compile(r"(?:[1-9]|[12][0-9]|3[01])(?:st|nd|rd|th)")
 # A calibre written with its point ("the .45", "a .38") names a firearm.
@@ -597,6 +604,26 @@ _CLOCK_TIME = re.compile(
 _CLOCK_HINT = re.compile(r"\d\s*[ap]\.?\s?m|[ap]\.\s?m", re.IGNORECASE)
 
 
+def run_on_pieces(part: str, limit: int = MAX_SENTENCE_WORDS) -> list[str]:
+    """A sentence of up to ``limit`` words as it is; a longer one in pieces of at most
+    ``limit`` words, each cut before a conjunction or after a comma in its second half where
+    there is one."""
+    if len(part) <= 2 * limit:
+        return [part]  # too short to hold more than ``limit`` words: most sentences
+    words = part.split()
+    if len(words) <= limit:
+        return [part]
+    pieces: list[str] = []
+    while len(words) > limit:
+        cut = next((index for index in range(limit, limit // 2, -1)
+                    if words[index - 1].endswith(",")
+                    or words[index].lower() in _CUT_BEFORE), limit)
+        pieces.append(" ".join(words[:cut]))
+        words = words[cut:]
+    pieces.append(" ".join(words))
+    return pieces
+
+
 def read_turn(text: str) -> list[Sentence]:
     sentences: list[Sentence] = []
     offset = 0
@@ -604,7 +631,8 @@ def read_turn(text: str) -> list[Sentence]:
         text = _TRAILING_OFF.sub(" ", text)
     if _CLOCK_HINT.search(text):
         text = _CLOCK_TIME.sub(lambda m: m[1].replace(":", " ") + " oclock ", text)
-    for part in SENTENCE_RE.findall(text):
+    for part in (piece for whole in SENTENCE_RE.findall(text)
+                 for piece in run_on_pieces(whole)):
         pairs = _normalise(part)
         if not pairs:
             continue
