@@ -3,8 +3,6 @@ summaries, and the clinic's deployments with their webhook deliveries."""
 
 from __future__ import annotations
 
-import json
-
 from flask import current_app, request
 from flask.views import MethodView
 from flask_smorest import abort
@@ -25,6 +23,7 @@ from services.outbound import delivery as outbound
 from services.voice import calls, deployments, summary
 from services.voice.messages import MalformedMessage
 from services.voice.verification import SignatureInvalid, verify
+from web import json_input
 from web.api import PUBLIC, ListPage
 from web.auth import audit_access, current_org_id, require
 from web.blueprint import Blueprint
@@ -57,7 +56,7 @@ def _verified_payload():
     except SignatureInvalid as exc:
         abort(401, message=f"Invalid voice webhook signature: {exc}.")
     try:
-        return raw, json.loads(raw)
+        return raw, json_input.loads(raw)
     except ValueError:
         abort(400, message="The body is not valid JSON.")
 

@@ -7,7 +7,10 @@ from typing import Any
 import flask_smorest
 import marshmallow as ma
 from flask_smorest.pagination import PaginationMetadataSchema
-from webargs.flaskparser import FlaskParser
+from webargs import core
+from webargs.flaskparser import FlaskParser, is_json_request
+
+from web import json_input
 
 
 class SchemaReusingParser(FlaskParser):
@@ -26,6 +29,12 @@ class SchemaReusingParser(FlaskParser):
                 schema = self._instances[argmap] = argmap()
             return schema
         return super()._get_schema(argmap, req)
+
+    def _raw_load_json(self, req: Any) -> Any:
+        """The body as webargs reads it, by the strict parser (``web.json_input``)."""
+        if not is_json_request(req):
+            return core.missing
+        return json_input.loads(req.get_data(cache=True))
 
 
 _PAGINATION_METADATA = PaginationMetadataSchema()

@@ -16,11 +16,17 @@ import orjson
 from flask import Flask, Response
 from flask.json.provider import DefaultJSONProvider
 
+from web import json_input
+
 _OPTIONS = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_APPEND_NEWLINE
 
 
 class OrjsonProvider(DefaultJSONProvider):
     sort_keys = False
+
+    def loads(self, s: str | bytes, **kwargs: Any) -> Any:
+        """``request.get_json`` by the strict parser (``web.json_input``)."""
+        return json_input.loads(s) if not kwargs else super().loads(s, **kwargs)
 
     def response(self, *args: Any, **kwargs: Any) -> Response:
         if (self.compact is None and self._app.debug) or self.compact is False:

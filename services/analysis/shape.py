@@ -22,6 +22,7 @@ The schemas never raise on odd values; they coerce or drop them. The only error 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -78,8 +79,8 @@ def _positive_int(value: object) -> int | None:
         number = value
     elif isinstance(value, float) and value.is_integer():
         number = int(value)
-    elif isinstance(value, str) and value.strip().isdecimal():
-        number = int(value.strip())
+    elif isinstance(value, str) and re.fullmatch(r"[0-9]{1,9}", value.strip()):
+        number = int(value.strip())  # not isdecimal(): int() refuses 4,300 digits
     else:
         return None
     return number if number > 0 else None

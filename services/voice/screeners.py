@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 ITEM_MIN, ITEM_MAX = 0, 3
@@ -79,6 +80,7 @@ def _integer(value: object, what: str) -> int:
         return value
     if isinstance(value, float) and value.is_integer():
         return int(value)
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+    # ASCII digits, bounded: str.isdigit also takes "²", and int() refuses 4,300 digits.
+    if isinstance(value, str) and re.fullmatch(r"-?[0-9]{1,9}", value.strip()):
         return int(value.strip())
     raise ScreenerError(f"{what} must be a whole number")

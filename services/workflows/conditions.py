@@ -42,13 +42,18 @@ LIST_OPERATORS = ("in", "not_in")
 UNARY_OPERATORS = ("exists", "not_exists")
 
 
+def _is_index(part: str) -> bool:
+    # ASCII digits, bounded: str.isdigit also takes "²", and int() refuses 4,300 digits.
+    return part.isascii() and part.isdigit() and len(part) <= 9
+
+
 def lookup(state: Mapping[str, Any], path: str) -> Any:
     """The value at a dotted path (`a.b.0.c`), or MISSING."""
     value: Any = state
     for part in path.split("."):
         if isinstance(value, Mapping) and part in value:
             value = value[part]
-        elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
+        elif isinstance(value, list) and _is_index(part) and int(part) < len(value):
             value = value[int(part)]
         else:
             return MISSING

@@ -92,3 +92,42 @@ def test_largest_documented_chunk_fits_the_body_limit(client, auth, make_session
     response = client.post(f"/api/clinical/{started.json['clinical_session_id']}/transcript",
                            data=raw, content_type="application/json", headers=auth)
     assert response.status_code == 201, response.json
+
+
+# Python's parser takes what RFC 8259 does not (NaN, Infinity, 1e400 as infinity) and raises a
+# plain ValueError on an integer of more than 4,300 digits: each answered 500 somewhere.
+NOT_JSON_NUMBERS = ["NaN", "Infinity", "-Infinity", "1e400", "-1e400", "1" * 5000]
+
+
+@pytest.mark.parametrize("number", NOT_JSON_NUMBERS)
+def test_numbers_json_does_not_have_are_400_and_store_nothing(client, auth, number):
+    body = json.dumps(SESSION_BODY)[:-1] + f', "vital_signs": {{"heart_rate": {number}}}}}'
+    response = client.post("/api/therapy-sessions", data=body,
+                           content_type="application/json", headers=auth)
+    assert_error_shape(response, 400)
+    assert client.get("/api/therapy-sessions", headers=auth).json == []
+    analysed = client.post(
+        "/api/therapy/analyze-session", content_type="application/json", headers=auth,
+        data=f'{{"session_transcript": "Patient: fine.", '
+             f'"clinical_context": {{"patient_age": {number}}}}}')
+    assert_error_shape(analysed, 400)
+
+
+def test_large_finite_numbers_are_still_json(client, auth):
+    body = {"session_transcript": "Patient: fine.",
+            "vital_signs": {"heart_rate": 1e300, "temperature": 10 ** 90}}
+    assert client.post("/api/therapy/analyze-session", json=body, headers=auth).status_code \
+        == 200
+
+
+@pytest.mark.parametrize("age", ["\u00b2", "1" * 5000, "-3", "4.5e1"])
+def test_an_age_that_is_no_whole_number_of_years_is_ignored(client, auth, age):
+    response = client.post("/api/therapy/analyze-session", headers=auth, json={
+        "session_transcript": "Patient: fine.", "clinical_context": {"patient_age": age}})
+    assert response.status_code == 200, response.json
+
+
+def test_a_transcript_with_thousands_of_digits_in_a_row_is_analysed(client, auth):
+    response = client.post("/api/therapy/analyze-session", headers=auth, json={
+        "session_transcript": "Patient: I took " + "9" * 5000 + " of my pills tonight."})
+    assert response.status_code == 200, response.json

@@ -234,3 +234,8 @@ def test_input_is_not_mutated():
     raw = {"aiTasks": [{"id": "3", "priority": "High"}], "extra": 1}
     normalize_analysis(raw)
     assert raw == {"aiTasks": [{"id": "3", "priority": "High"}], "extra": 1}
+
+
+def test_ids_of_thousands_of_digits_are_renumbered():
+    raw = {"aiTasks": [{"title": "t", "id": "7" * 5000}, {"title": "u", "id": "\u0663"}]}
+    assert [task["id"] for task in normalize_analysis(raw)["aiTasks"]] == [1, 2]

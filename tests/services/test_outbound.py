@@ -167,6 +167,16 @@ def test_retry_after_is_honoured(fast_app, endpoint, receiver):
     assert delivery.next_attempt_at >= utcnow() + timedelta(seconds=110)
 
 
+def test_a_retry_after_that_is_no_number_is_ignored(fast_app, endpoint, receiver):
+    receiver.script(Reply(503, {"Retry-After": "\u00b2"}))  # a digit to str.isdigit
+    _emit(fast_app, endpoint)
+    _drain(fast_app)
+    delivery = WebhookDelivery.get()  # retried on the schedule (no wait here), delivered
+    assert delivery.status == "succeeded" and len(receiver.requests) == 2
+    first = DeliveryAttempt.get(DeliveryAttempt.delivery == delivery, DeliveryAttempt.number == 1)
+    assert (first.status_code, first.error) == (503, "HTTP 503")  # not a job that died
+
+
 def test_retry_schedule_has_jitter_within_ten_percent():
     delays = {retry_delay_s(2) for _ in range(20)}
     assert len(delays) > 1 and all(270 <= d <= 330 for d in delays)

@@ -81,3 +81,10 @@ def test_credentials_are_stripped_anywhere():
     stripped = messages.strip_credentials(payload)
     assert stripped == {"message": {"phoneNumber": {"number": "+1"},
                                     "call": {"phoneNumber": {"number": "+1"}}}}
+
+
+@pytest.mark.parametrize("answer", ["\u00b2", "1" * 5000, "3.0.0"])
+def test_an_answer_that_is_no_whole_number_is_for_the_assistant_to_correct(answer):
+    with pytest.raises(screeners.ScreenerError):
+        screeners.check_item(screeners.get("phq9"), 1, answer)
+    assert screeners.check_item(screeners.get("phq9"), "1", " 2 ") == (1, 2)

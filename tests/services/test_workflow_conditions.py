@@ -38,3 +38,12 @@ def test_predicate_evaluates_on_the_state(predicate, expected):
 ])
 def test_malformed_predicate_is_refused(predicate):
     assert predicate_problems(predicate)
+
+
+@pytest.mark.parametrize("index", ["\u00b2", "1" * 5000])
+def test_a_path_index_that_is_no_ascii_number_names_nothing(index):
+    predicate = {"path": f"input.items.{index}", "operator": "exists"}
+    assert predicate_problems(predicate) == []
+    assert evaluate(predicate, {"input": {"items": ["a", "b", "c"]}}) is False
+    assert evaluate({"path": "input.items.2", "operator": "exists"},
+                    {"input": {"items": ["a", "b", "c"]}}) is True

@@ -121,11 +121,18 @@ _TEXT_SPEAK: dict[str, tuple[str, ...]] = {
 _FILLERS = frozenset(_LEXICON["fillers"])
 
 
+def counts_many(token: str) -> bool:
+    """Whether a token of ASCII digits counts MIN_MANY or more. A number past a few digits is
+    many without converting it (Python refuses to convert one of more than 4,300 digits)."""
+    digits = token.lstrip("0")
+    return token.isdigit() and (len(digits) > 3 or (digits != "" and int(digits) >= MIN_MANY))
+
+
 def _phrase_stems(phrase: str) -> tuple[str, ...]:
     words: list[str] = []
     for token in _TOKEN_RE.findall(phrase.lower()):
         # A number reads as the text's does ("12 gauge", "38 special", "ar 15").
-        many = token.isdigit() and int(token) >= MIN_MANY
+        many = counts_many(token)
         words.extend(("dozen",) if many else _TEXT_SPEAK.get(token, (token,)))
     words = [word for word in words if word not in _FILLERS]
     return tuple(_amount_stems(words, [_stem(word) for word in words]))
@@ -240,7 +247,7 @@ def _normal(token: str) -> tuple[tuple[str, str], ...]:
     """A token's normalised words with their stems, worked out once per distinct token. A count
     of ten or more stems to "dozen", so "took 20 pills" reads as "took dozens of pills" (counts
     in words: ``_amount_stems``)."""
-    if token.isdigit() and int(token) >= MIN_MANY:
+    if counts_many(token):
         return ((token, "dozen"),)
     if _ORDINAL_RE.fullmatch(token):
         return ((token, "nth"),)  # "on the 14th": a day of the month, "on the nth"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 
@@ -46,8 +47,9 @@ def patient_age(context: Mapping) -> int | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, int | float):
-        return int(value)
-    if isinstance(value, str) and value.strip().isdigit():
+        return int(value) if math.isfinite(value) else None
+    # An age in ASCII digits: str.isdigit also takes "²", which int() refuses.
+    if isinstance(value, str) and re.fullmatch(r"[0-9]{1,3}", value.strip()):
         return int(value.strip())
     return None
 
