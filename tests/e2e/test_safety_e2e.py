@@ -52,8 +52,9 @@ def test_the_web_process_reads_with_the_language_model(clinic: Client) -> None:
     assert any(FACTOR in factor for factor in risk["factors"])
 
 
-def test_the_workers_analysis_reads_with_the_language_model(clinic: Client) -> None:
-    statement = _only_the_model_raises()
+def _workers_risk(clinic: Client, chunks: tuple[tuple[str, str], ...]) -> dict:
+    """The risk assessment of a live clinical session of ``chunks`` (speaker, text), analysed
+    by the worker once the session stops."""
     created = clinic.call("POST", "/api/therapy-sessions", {
         "patient_id": "pat-safety-e2e", "provider_id": "prov-e2e",
         "session_date": "2026-11-20T15:00:00Z"})
@@ -62,8 +63,7 @@ def test_the_workers_analysis_reads_with_the_language_model(clinic: Client) -> N
     started = clinic.call("POST", "/api/clinical/start", {"session_id": session_id})
     assert started.status_code == 201, started.text
     clinical_id = started.json()["clinical_session_id"]
-    for speaker, text in (("clinician", "How have things been this week?"),
-                          ("patient", statement)):
+    for speaker, text in chunks:
         chunk = clinic.call("POST", f"/api/clinical/{clinical_id}/transcript",
                             {"speaker": speaker, "text": text})
         assert chunk.status_code == 201, chunk.text
@@ -72,7 +72,12 @@ def test_the_workers_analysis_reads_with_the_language_model(clinic: Client) -> N
                     lambda body: body.get("analysis_status") == "succeeded")
     analysis = clinic.call("GET", f"/api/therapy-sessions/{session_id}/analysis")
     assert analysis.status_code == 200
-    risk = analysis.json()["riskAssessment"]
+    return analysis.json()["riskAssessment"]
+
+
+def test_the_workers_analysis_reads_with_the_language_model(clinic: Client) -> None:
+    risk = _workers_risk(clinic, (("clinician", "How have things been this week?"),
+                                  ("patient", _only_the_model_raises())))
     assert risk["level"] == "high"
     assert any(FACTOR in factor for factor in risk["factors"])
 
@@ -152,11 +157,8 @@ _SPOKEN = ("i keep thinking about dying", "my mom keeps the pills in the kitchen
 
 
 def _run_on(chars: int) -> str:
-    words: list[str] = []
-    while sum(len(word) + 1 for word in words) < chars:
-        for phrase in _SPOKEN:
-            words += f"{phrase} and".split()
-    return " ".join(words)
+    said = " and ".join(_SPOKEN) + " and "
+    return (said * (chars // len(said) + 1))[:chars].rsplit(" ", 1)[0]
 
 
 def test_a_long_transcript_without_punctuation_is_analysed(clinic: Client) -> None:
@@ -167,20 +169,5 @@ def test_a_long_transcript_without_punctuation_is_analysed(clinic: Client) -> No
 
 
 def test_the_worker_analyses_a_live_session_spoken_without_punctuation(clinic: Client) -> None:
-    created = clinic.call("POST", "/api/therapy-sessions", {
-        "patient_id": "pat-spoken-e2e", "provider_id": "prov-e2e",
-        "session_date": "2026-11-20T15:00:00Z"})
-    assert created.status_code == 201, created.text
-    session_id = created.json()["id"]
-    started = clinic.call("POST", "/api/clinical/start", {"session_id": session_id})
-    assert started.status_code == 201, started.text
-    clinical_id = started.json()["clinical_session_id"]
-    chunk = clinic.call("POST", f"/api/clinical/{clinical_id}/transcript",
-                        {"speaker": "patient", "text": _run_on(30_000)})
-    assert chunk.status_code == 201, chunk.text
-    assert clinic.call("POST", f"/api/clinical/{clinical_id}/stop").status_code == 202
-    clinic.wait_for(f"/api/therapy-sessions/{session_id}",
-                    lambda body: body.get("analysis_status") == "succeeded")
-    analysis = clinic.call("GET", f"/api/therapy-sessions/{session_id}/analysis")
-    assert analysis.status_code == 200
-    assert analysis.json()["riskAssessment"]["level"] in ("high", "imminent")
+    risk = _workers_risk(clinic, (("patient", _run_on(30_000)),))
+    assert risk["level"] in ("high", "imminent")
