@@ -26,7 +26,7 @@ def _constant(name: str) -> Any:
 
 
 def _integer(text: str) -> int:
-    if len(text) > MAX_INTEGER_DIGITS + 1:  # a sign and the digits
+    if len(text.lstrip("-")) > MAX_INTEGER_DIGITS:
         raise _refused("An integer of more than 100 digits", text)
     return int(text)
 

@@ -131,3 +131,12 @@ def test_a_transcript_with_thousands_of_digits_in_a_row_is_analysed(client, auth
     response = client.post("/api/therapy/analyze-session", headers=auth, json={
         "session_transcript": "Patient: I took " + "9" * 5000 + " of my pills tonight."})
     assert response.status_code == 200, response.json
+
+
+def test_integers_are_taken_up_to_a_hundred_digits():
+    from web import json_input
+
+    assert json_input.loads("9" * 100) == int("9" * 100)
+    assert json_input.loads("-" + "9" * 100) == -int("9" * 100)
+    with pytest.raises(json.JSONDecodeError):
+        json_input.loads("9" * 101)
