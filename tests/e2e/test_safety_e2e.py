@@ -3,6 +3,8 @@ loaded by the master before fork) and the RQ worker's forked job (loaded by the 
 
 from __future__ import annotations
 
+import pytest
+
 from services.analysis.crisis import apply_safety_floor, detect_crisis
 from tests.e2e.service import Client
 from tests.services.crisis_blind import TUNING, split_blind_set
@@ -171,3 +173,17 @@ def test_a_long_transcript_without_punctuation_is_analysed(clinic: Client) -> No
 def test_the_worker_analyses_a_live_session_spoken_without_punctuation(clinic: Client) -> None:
     risk = _workers_risk(clinic, (("patient", _run_on(30_000)),))
     assert risk["level"] in ("high", "imminent")
+
+
+# Shapes no one speaks but anyone can send, at the transcript's limit: a run of points (the
+# trailing-off pattern was tried from every point, the square of the run) and one word of
+# 199,990 letters (the spelling corrector built every deletion of it).
+UNUSUAL_SHAPES = {"points": "." * 199_990, "one word": "x" * 199_990}
+
+
+@pytest.mark.parametrize("shape", UNUSUAL_SHAPES)
+def test_unusual_shapes_are_analysed(clinic: Client, shape: str) -> None:
+    response = clinic.call("POST", "/api/therapy/analyze-session",
+                           {"session_transcript": f"Patient: {UNUSUAL_SHAPES[shape]}"})
+    assert response.status_code == 200, response.text
+    assert response.json()["riskAssessment"]["level"] == "low"

@@ -2988,3 +2988,14 @@ def test_a_disclosure_at_the_end_of_a_long_run_on_is_raised():
     text = "Patient: " + _RUN_ON * 40 + "and i have the pills saved up to kill myself tonight"
     assert detect_crisis(text).level == "imminent"
     assert detect_crisis("Patient: " + _RUN_ON * 40).level is None
+
+
+def test_a_token_longer_than_any_word_is_read_as_its_first_characters():
+    from services.analysis.crisis.reading import MAX_WORD_CHARS, read_turn, tokenize
+
+    assert tokenize("x" * 200_000) == ["x" * MAX_WORD_CHARS]
+    assert tokenize("I feel pneumonoultramicroscopicsilicovolcanoconiosis") == [
+        "i", "feel", "pneumonoultramicroscopicsilicovolcanoconiosis"]
+    # A run of points is read as before: a trailing-off inside a sentence, points at its end.
+    assert len(read_turn("I just... want it to end")) == 1
+    assert len(read_turn("I just want it to end." + "." * 20_000)) == 1
