@@ -22,11 +22,12 @@ The schemas never raise on odd values; they coerce or drop them. The only error 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
 from marshmallow import EXCLUDE, Schema, ValidationError, fields, pre_load
+
+from services.numbers import whole_number
 
 PRIORITIES = ("low", "medium", "high", "urgent")
 RISK_LEVELS = ("low", "moderate", "high", "imminent")
@@ -73,17 +74,8 @@ def _match_choice(value: object, choices: tuple[str, ...]) -> str | None:
 
 def _positive_int(value: object) -> int | None:
     """Accept 3, 3.0 and "3" as the id 3; anything else (including booleans) is invalid."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        number = value
-    elif isinstance(value, float) and value.is_integer():
-        number = int(value)
-    elif isinstance(value, str) and re.fullmatch(r"[0-9]{1,9}", value.strip()):
-        number = int(value.strip())  # not isdecimal(): int() refuses 4,300 digits
-    else:
-        return None
-    return number if number > 0 else None
+    number = whole_number(value, signed=False)
+    return number if number is not None and number > 0 else None
 
 
 class CleanString(fields.Field[str]):

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
+
+from services.numbers import whole_number
 
 ITEM_MIN, ITEM_MAX = 0, 3
 PHQ9_SUICIDALITY_ITEM = 9
@@ -74,13 +75,7 @@ def answers_from_list(screener: Screener, answers: object) -> dict[int, int]:
 
 
 def _integer(value: object, what: str) -> int:
-    if isinstance(value, bool):
+    number = whole_number(value)
+    if number is None:
         raise ScreenerError(f"{what} must be a whole number")
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    # ASCII digits, bounded: str.isdigit also takes "²", and int() refuses 4,300 digits.
-    if isinstance(value, str) and re.fullmatch(r"-?[0-9]{1,9}", value.strip()):
-        return int(value.strip())
-    raise ScreenerError(f"{what} must be a whole number")
+    return number

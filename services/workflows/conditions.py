@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from services.numbers import whole_number
+
 MISSING = object()
 MAX_DEPTH = 5
 MAX_PATH_PARTS = 12
@@ -42,19 +44,15 @@ LIST_OPERATORS = ("in", "not_in")
 UNARY_OPERATORS = ("exists", "not_exists")
 
 
-def _is_index(part: str) -> bool:
-    # ASCII digits, bounded: str.isdigit also takes "²", and int() refuses 4,300 digits.
-    return part.isascii() and part.isdigit() and len(part) <= 9
-
-
 def lookup(state: Mapping[str, Any], path: str) -> Any:
     """The value at a dotted path (`a.b.0.c`), or MISSING."""
     value: Any = state
     for part in path.split("."):
         if isinstance(value, Mapping) and part in value:
             value = value[part]
-        elif isinstance(value, list) and _is_index(part) and int(part) < len(value):
-            value = value[int(part)]
+        elif isinstance(value, list) and (index := whole_number(part, signed=False)) \
+                is not None and index < len(value):
+            value = value[index]
         else:
             return MISSING
     return value

@@ -7,6 +7,7 @@ import re
 from collections.abc import Mapping
 
 from services.analysis.rules.document import MAX_DESCRIPTION_CHARS, dedupe
+from services.numbers import whole_number
 
 MAX_CONTEXT_ITEMS = 20
 
@@ -48,10 +49,7 @@ def patient_age(context: Mapping) -> int | None:
         return None
     if isinstance(value, int | float):
         return int(value) if math.isfinite(value) else None
-    # An age in ASCII digits: str.isdigit also takes "²", which int() refuses.
-    if isinstance(value, str) and re.fullmatch(r"[0-9]{1,3}", value.strip()):
-        return int(value.strip())
-    return None
+    return whole_number(value, max_digits=3, signed=False) if isinstance(value, str) else None
 
 
 def _number(value: object) -> float | None:
