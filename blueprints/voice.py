@@ -56,7 +56,7 @@ def _verified_payload():
     except SignatureInvalid as exc:
         abort(401, message=f"Invalid voice webhook signature: {exc}.")
     try:
-        return raw, json_input.loads(raw)
+        return raw, json_input.loads(raw, replace_lone_surrogates=True)
     except ValueError:
         abort(400, message="The body is not valid JSON.")
 

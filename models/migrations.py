@@ -156,6 +156,35 @@ def _m009_list_audit_entries() -> None:
     _add_missing_columns(AuditEvent, "resource_ids")
 
 
+def _m010_voice_minutes_metered() -> None:
+    _add_missing_columns(VoiceCall, "minutes_metered")
+    # Calls ended before this step were metered (or not) at their first end message: they are
+    # not metered again.
+    VoiceCall.update(minutes_metered=True).where(VoiceCall.finalized == True).execute()  # noqa: E712
+
+
+def _m011_every_rotated_key_signs() -> None:
+    # One previous key per endpoint became a list: a second rotation within the overlap
+    # dropped the first one's old key at once.
+    table = WebhookEndpoint._meta.table_name
+    present = {c.name for c in db.get_columns(table)}
+    _add_missing_columns(WebhookEndpoint, "previous_secrets")
+    if "previous_secret" not in present:
+        return
+    rows = db.execute_sql("SELECT id, previous_secret, previous_secret_expires_at "
+                          "FROM webhook_endpoint WHERE previous_secret IS NOT NULL").fetchall()
+    expiry = UTCDateTimeField()
+    for endpoint_id, secret, expires_at in rows:
+        expires = expiry.python_value(expires_at) if expires_at is not None else None
+        if expires is None:
+            continue
+        WebhookEndpoint.update(previous_secrets=[[secret, expires.isoformat()]]).where(
+            WebhookEndpoint.id == endpoint_id).execute()
+    migrator = SchemaMigrator.from_database(db.obj)
+    run_migrations(migrator.drop_column(table, "previous_secret"),
+                   migrator.drop_column(table, "previous_secret_expires_at"))
+
+
 MIGRATIONS: tuple[tuple[int, str, Callable[[], None]], ...] = (
     (1, "organizations, tokens, audit log, templates, therapy sessions, jobs, usage",
      _m001_foundation),
@@ -168,6 +197,8 @@ MIGRATIONS: tuple[tuple[int, str, Callable[[], None]], ...] = (
     (7, "session list order index", _m007_session_list_order),
     (8, "drop the session date index the list-order index covers", _m008_drop_date_index),
     (9, "one audit row per list, naming its records", _m009_list_audit_entries),
+    (10, "voice minutes metered once a call's duration is known", _m010_voice_minutes_metered),
+    (11, "every webhook key rotated out in the last 24 h signs", _m011_every_rotated_key_signs),
 )
 
 

@@ -3,7 +3,7 @@ the same transaction as the work that caused them), one delivery per event and e
 
 from peewee import CharField, ForeignKeyField, IntegerField, TextField
 
-from models.base import BaseModel, UTCDateTimeField, new_id, utcnow
+from models.base import BaseModel, JSONField, UTCDateTimeField, new_id, utcnow
 from models.organizations import Organization
 
 DELIVERY_STATUSES = ("pending", "succeeded", "failed")
@@ -14,9 +14,9 @@ class WebhookEndpoint(BaseModel):
     organization = ForeignKeyField(Organization, backref="webhook_endpoints", on_delete="CASCADE")
     url = CharField(max_length=2048)
     secret = CharField(max_length=100)
-    # During a rotation the old key keeps signing (beside the new one) until it expires.
-    previous_secret = CharField(max_length=100, null=True)
-    previous_secret_expires_at = UTCDateTimeField(null=True)
+    # Keys rotated out keep signing beside the current one until they expire:
+    # [[secret, expiry as ISO 8601 UTC], …], newest first.
+    previous_secrets = JSONField(default=list)
     disabled_at = UTCDateTimeField(null=True)
     disabled_reason = CharField(max_length=200, null=True)
     created_at = UTCDateTimeField(default=utcnow)

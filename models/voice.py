@@ -50,13 +50,17 @@ class VoiceCall(BaseModel):
     transcript_chars = IntegerField(default=0)
     report = JSONField(null=True)  # artifact / analysis of the end-of-call report
     finalized = BooleanField(default=False)
+    # voice_minutes are metered once, when a duration is first known (an end message may
+    # come before the one that carries the call's start).
+    minutes_metered = BooleanField(default=False)
     created_at = UTCDateTimeField(default=utcnow)
     updated_at = UTCDateTimeField(default=utcnow)
 
 
 class VoiceEvent(BaseModel):
     """Every server message accepted, payload without credentials (final transcript lines are
-    kept as VoiceTranscriptEntry rows instead, partials not at all)."""
+    kept as VoiceTranscriptEntry rows instead, partials not at all; a final line past the call's
+    transcript limit is kept here)."""
 
     id = CharField(primary_key=True, default=lambda: new_id("vev"))
     # call id + type + timestamp (or tool call id): a duplicate delivery hits this index.

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from flask import current_app
 from peewee import IntegrityError
 
-from models.base import db, utcnow
+from models.base import db, is_postgres, utcnow
 from models.outbound import WebhookEndpoint
 from services.errors import Unprocessable
 from services.outbound.addresses import AddressRefused, check_destination, check_url_syntax
@@ -15,6 +15,8 @@ from services.outbound.signing import new_secret
 
 # After a rotation the previous key keeps signing beside the new one for this long.
 ROTATION_OVERLAP = timedelta(hours=24)
+# Bounds the webhook-signature header when a secret is rotated again and again within a day.
+MAX_SIGNING_KEYS = 10
 
 
 def check_webhook_url(url: str, field: str = "webhook_url") -> str:
@@ -55,22 +57,30 @@ def remove_endpoint(endpoint_id: str) -> None:
     WebhookEndpoint.delete().where(WebhookEndpoint.id == endpoint_id).execute()
 
 
+def _unexpired(endpoint: WebhookEndpoint, now: datetime) -> list[list[str]]:
+    return [[key, expires] for key, expires in endpoint.previous_secrets or []
+            if datetime.fromisoformat(expires) > now]
+
+
 def rotate_secret(endpoint: WebhookEndpoint) -> WebhookEndpoint:
-    """A new secret; the old one keeps signing for ROTATION_OVERLAP so receivers can switch."""
-    endpoint.previous_secret = endpoint.secret
-    endpoint.previous_secret_expires_at = utcnow() + ROTATION_OVERLAP
-    endpoint.secret = new_secret()
-    endpoint.save()
+    """A new secret; each key rotated out keeps signing for ROTATION_OVERLAP, so receivers can
+    switch, however many rotations that overlap holds (at most MAX_SIGNING_KEYS keys sign)."""
+    with db.atomic():
+        query = WebhookEndpoint.select().where(WebhookEndpoint.id == endpoint.id)
+        # Two rotations at once must not both read the same list (SQLite's BEGIN IMMEDIATE
+        # already holds the write lock).
+        endpoint = (query.for_update() if is_postgres() else query).get()
+        now = utcnow()
+        endpoint.previous_secrets = [[endpoint.secret, (now + ROTATION_OVERLAP).isoformat()],
+                                     *_unexpired(endpoint, now)][:MAX_SIGNING_KEYS - 1]
+        endpoint.secret = new_secret()
+        endpoint.save()
     return endpoint
 
 
 def signing_secrets(endpoint: WebhookEndpoint) -> list[str]:
-    """The keys that sign now: the current one, and the previous one while it overlaps."""
-    keys = [endpoint.secret]
-    if (endpoint.previous_secret and endpoint.previous_secret_expires_at
-            and endpoint.previous_secret_expires_at > utcnow()):
-        keys.append(endpoint.previous_secret)
-    return keys
+    """The keys that sign now: the current one, then those rotated out that still overlap."""
+    return [endpoint.secret, *(key for key, _ in _unexpired(endpoint, utcnow()))]
 
 
 def disable(endpoint_id: str, reason: str) -> None:

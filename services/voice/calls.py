@@ -180,24 +180,29 @@ def _transcript(message: dict, raw: bytes) -> dict:
     platform_id = messages.call_id(message)
     if line is not None and line[3] is None and platform_id is not None:
         outcome = lines.append_to_platform_call(platform_id, key, *line[:3])
-        if outcome is not lines.Outcome.NO_CALL:
+        if outcome in (lines.Outcome.STORED, lines.Outcome.DUPLICATE):
             return {}
+        # NO_CALL: the call is created below. FULL: the message is kept as an event below.
     event = _event_fields(message, "transcript", raw)
     with db.atomic():
         call = _call_for(message)
         if call is None or line is None:
             _record(event, call)
         else:
-            add_transcript_line(call, *line, dedup_key=key)
+            add_transcript_line(call, *line, dedup_key=key, event=event)
     return {}
 
 
 def add_transcript_line(call: VoiceCall, role: str, text: str, at: Any, band: str | None,
-                        dedup_key: str | None = None) -> None:
+                        dedup_key: str | None = None, event: dict | None = None) -> None:
     """Store one final line (once per dedup key), escalating when the caller's words carry
-    crisis language."""
+    crisis language. A line past the call's transcript limit is not in the transcript, but
+    its message is stored as an event and its crisis language escalates all the same: a full
+    transcript must not silence a caller."""
     outcome = lines.append(call.id, dedup_key or new_id("line"), role, text, at)
-    if outcome is lines.Outcome.STORED and band is not None:
+    if outcome is lines.Outcome.FULL and event is not None:
+        _record(event, call)
+    if outcome in (lines.Outcome.STORED, lines.Outcome.FULL) and band is not None:
         risk.escalate(call, band, "transcript", "crisis language in the caller's words")
 
 

@@ -16,7 +16,9 @@ CALLER_ROLES = frozenset({"user", "customer"})
 _CREDENTIAL_KEYS = frozenset({"credentialId", "credential", "twilioAuthToken", "twilioApiKey",
                               "twilioApiSecret", "authToken", "apiKey", "apiSecret",
                               "password", "sipUri", "authentication", "credentials",
-                              "vonageApiSecret", "telnyxApiKey", "secret", "serverUrlSecret"})
+                              "vonageApiSecret", "telnyxApiKey", "secret", "serverUrlSecret",
+                              # a `server` object's HTTP headers carry its bearer tokens
+                              "headers", "credentialIds"})
 
 
 class MalformedMessage(ValueError):

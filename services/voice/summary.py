@@ -79,21 +79,32 @@ def refresh(call: VoiceCall) -> IntakeSummary:
     return summary
 
 
+def _meter_minutes(call: VoiceCall) -> None:
+    """`voice_minutes` (rounded up), once per call, at the first end message that gives the
+    call a duration: `status-update: ended` may come without the start, before the report."""
+    if not call.duration_ms:
+        return
+    claimed = (VoiceCall.update(minutes_metered=True)
+               .where((VoiceCall.id == call.id) & (VoiceCall.minutes_metered == False))  # noqa: E712
+               .execute())
+    if claimed:
+        record_usage(call.organization_id, "voice_minutes",
+                     math.ceil(call.duration_ms / MS_PER_MINUTE), {"call": call.id})
+
+
 def finalize(call: VoiceCall, base_url: str) -> None:
     """Once per call (the first of `status-update: ended` and the end-of-call report): the
-    summary, minutes metered, `intake.summary.ready` then `intake.completed`. Later reports
-    only refresh the summary."""
+    summary, `intake.summary.ready` then `intake.completed`. Later reports only refresh the
+    summary. Minutes are metered by whichever of them first knows the duration."""
     with db.atomic():
         claimed = (VoiceCall.update(finalized=True)
                    .where((VoiceCall.id == call.id) & (VoiceCall.finalized == False))  # noqa: E712
                    .execute())
         call = VoiceCall.get_by_id(call.id)
         summary = refresh(call)
+        _meter_minutes(call)
         if not claimed:
             return
-        if call.duration_ms:
-            record_usage(call.organization_id, "voice_minutes",
-                         math.ceil(call.duration_ms / MS_PER_MINUTE), {"call": call.id})
         url = base_url.rstrip("/") + HANDOFF_PATH.format(summary_id=summary.id)
         events.emit_for_call(call, "intake.summary.ready",
                              {"call_id": call.call_id, "handoff_packet_url": url},
@@ -104,8 +115,16 @@ def finalize(call: VoiceCall, base_url: str) -> None:
 
 
 def get_summary(organization_id: str, summary_id: str) -> IntakeSummary:
+    """The handoff packet as the call stands now. Events come out of order: a caller's line,
+    a screener or an escalation may arrive after the end of the call, and the packet a
+    clinician reads must show it (the stored content is brought up to date when it differs)."""
     summary = IntakeSummary.get_or_none((IntakeSummary.id == summary_id)
                                         & (IntakeSummary.organization == organization_id))
     if summary is None:
         raise NotFound("Intake summary not found.")
+    content = build_content(VoiceCall.get_by_id(summary.call_id))
+    if content != summary.content:
+        summary.content, summary.updated_at = content, utcnow()
+        (IntakeSummary.update(content=content, updated_at=summary.updated_at)
+         .where(IntakeSummary.id == summary.id).execute())
     return summary

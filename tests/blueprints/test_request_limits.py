@@ -140,3 +140,32 @@ def test_integers_are_taken_up_to_a_hundred_digits():
     assert json_input.loads("-" + "9" * 100) == -int("9" * 100)
     with pytest.raises(json.JSONDecodeError):
         json_input.loads("9" * 101)
+
+
+# Half of a surrogate pair (an emoji cut in two) decodes to a string no database driver can
+# encode: the first write answered 500, on every operation that stores text.
+LONE_SURROGATE_BODIES = [
+    ("/api/therapy-sessions", '{"patient_id": "pat-\\ud83d", "provider_id": "prov-1", '
+                              '"session_date": "2026-12-01T15:00:00Z"}'),
+    ("/api/therapy-sessions", '{"patient_id": "pat-1", "provider_id": "prov-1", '
+                              '"session_date": "2026-12-01T15:00:00Z", "notes": "a\\uDE00b"}'),
+    ("/api/therapy/analyze-session", '{"session_transcript": "Patient: cut \\ud83d"}'),
+    ("/api/note-templates", '{"name": "x", "kind": "soap", "sections": [{"\\udfff": 1}]}'),
+]
+
+
+@pytest.mark.parametrize(("path", "body"), LONE_SURROGATE_BODIES)
+def test_a_lone_surrogate_is_400_and_stores_nothing(client, auth, path, body):
+    response = client.post(path, data=body, content_type="application/json", headers=auth)
+    assert_error_shape(response, 400)
+    assert client.get("/api/therapy-sessions", headers=auth).json == []
+
+
+def test_surrogate_pairs_and_escaped_backslashes_are_still_text(client, auth):
+    body = ('{"patient_id": "pat-\\ud83d\\ude00", "provider_id": "prov-\\\\ud83d", '
+            '"session_date": "2026-12-01T15:00:00Z"}')
+    response = client.post("/api/therapy-sessions", data=body, content_type="application/json",
+                           headers=auth)
+    assert response.status_code == 201, response.json
+    assert response.json["patient_id"] == "pat-\U0001f600"
+    assert response.json["provider_id"] == "prov-\\ud83d"

@@ -128,6 +128,12 @@ def test_credentials_are_stripped_from_stored_payloads(client, deployment):
     stored = json.dumps(VoiceEvent.get().payload)
     assert "tw-secret-token" not in stored and "cred-1" not in stored
     assert LINE_NUMBER in stored
+    message = Call("call-cred2").status("in-progress", 0)
+    message["message"]["phoneNumber"]["server"] = {
+        "url": "https://clinic.example/voice", "headers": {"Authorization": "Bearer srv-tok"}}
+    post(client, message)
+    stored = json.dumps([e.payload for e in VoiceEvent.select()])
+    assert "srv-tok" not in stored and "https://clinic.example/voice" in stored
 
 
 # --- a whole call ----------------------------------------------------------------------------
@@ -222,6 +228,34 @@ def test_ended_before_in_progress_stays_ended(client, auth, deployment):
     assert state["status"] == "ended" and state["ended_reason"] == "assistant-ended-call"
 
 
+def test_the_packet_shows_a_crisis_line_that_came_after_the_end(client, auth, deployment):
+    call = Call("call-late")
+    post(client, call.status("in-progress", 0))
+    post(client, call.report(60, 60))
+    post(client, call.said("user", "Honestly, I want to kill myself.", 30))
+    state = client.get("/api/voice/webhook/call/call-late", headers=auth).json
+    assert state["risk_band"] in ("high", "imminent")
+    packet = client.get(f"/api/voice/intake-summaries/{state['summary_id']}", headers=auth).json
+    # Before: the packet kept the risk and excerpt of the moment the call ended.
+    assert packet["content"]["risk"]["risk_band"] == state["risk_band"]
+    assert packet["content"]["risk"]["escalation"]["escalation_id"] == state["escalation_id"]
+    assert packet["content"]["transcript_excerpt"][-1]["text"] == \
+        "Honestly, I want to kill myself."
+
+
+def test_minutes_are_metered_by_the_report_after_an_ended_status_without_start(
+        client, auth, deployment):
+    call = Call("call-min")
+    post(client, call.status("ended", 600))  # no in-progress, no call.startedAt
+    post(client, call.report(601, 600))
+    assert client.get("/api/voice/webhook/call/call-min", headers=auth).json[
+        "duration_ms"] == 600_000
+    post(client, call.report(601, 600, extra="again"))  # a repeat meters nothing more
+    minutes = [e.quantity for e in UsageEvent.select().where(
+        UsageEvent.metric == "voice_minutes")]
+    assert minutes == [10]
+
+
 def test_out_of_order_transcript_lines_are_read_in_spoken_order(client, auth, deployment):
     call = Call("call-4")
     post(client, call.said("user", "second line", 5))
@@ -256,6 +290,43 @@ def test_line_past_the_transcript_limit_is_not_stored(client, auth, deployment):
     assert [e["text"] for e in entries] == ["Fits."]
     stored = VoiceCall.get(VoiceCall.call_id == "call-full")
     assert (stored.transcript_count, stored.transcript_chars) == (1, MAX_TRANSCRIPT_CHARS)
+
+
+@pytest.mark.parametrize("fill", [MAX_TRANSCRIPT_CHARS - 10, 0])
+def test_a_crisis_line_past_the_limit_escalates_and_its_message_is_kept(
+        client, auth, deployment, receiver, run_worker, fill):
+    # A full transcript (or one line longer than the limit) answered 200, stored nothing and
+    # left the call at no risk: the escalation only followed a stored line.
+    call = Call("call-fullc")
+    post(client, call.status("in-progress", 0))
+    VoiceCall.update(transcript_chars=fill).where(VoiceCall.call_id == "call-fullc").execute()
+    words = "I want to kill myself tonight."
+    text = words if fill else "Well. " * (MAX_TRANSCRIPT_CHARS // 6) + words
+    assert post(client, call.said("user", text, 1)).status_code == 200
+    state = client.get("/api/voice/webhook/call/call-fullc", headers=auth).json
+    assert state["risk_band"] in ("high", "imminent") and state["escalation_id"]
+    assert client.get("/api/voice/webhook/call/call-fullc/transcript", headers=auth).json[
+        "entries"] == []
+    kept = VoiceEvent.get((VoiceEvent.call_id == "call-fullc") & (VoiceEvent.type == "transcript"))
+    assert kept.payload["message"]["transcript"].endswith(words)
+    drain(run_worker)
+    assert [e["event"] for e in events_received(receiver)] == ["intake.started",
+                                                               "intake.crisis.detected"]
+
+
+def test_half_a_surrogate_pair_is_stored_as_a_replacement_character(client, auth,
+                                                                      deployment):
+    # Before: the database driver could not encode the string (500) and the line was lost.
+    call = Call("call-sur")
+    post(client, call.status("in-progress", 0))
+    body = body_of(call.said("user", "PLACEHOLDER", 1)).replace(b"PLACEHOLDER",
+                                                                b"cut emoji \\ud83d here")
+    response = client.post("/api/voice/webhook", data=body, headers={
+        "Content-Type": "application/json", "service-voice-signature": sign(SECRET, body)})
+    assert response.status_code == 200
+    entries = client.get("/api/voice/webhook/call/call-sur/transcript", headers=auth).json[
+        "entries"]
+    assert [e["text"] for e in entries] == ["cut emoji \ufffd here"]
 
 
 def test_concurrent_lines_of_one_call_are_all_counted(app, auth, deployment):
@@ -503,6 +574,41 @@ def test_secret_is_shown_on_create_and_rotate_only(client, auth, deployment, rec
     got = receiver.requests[0]
     Webhook(rotated["signing_secret"]).verify(got.body, got.headers)
     Webhook(deployment["signing_secret"]).verify(got.body, got.headers)
+
+
+def test_every_key_rotated_out_within_a_day_still_signs(client, auth, deployment, receiver,
+                                                         run_worker):
+    # Before: a second rotation dropped the first one's old key at once.
+    path = f"/api/voice/deployments/{deployment['id']}/rotate-secret"
+    first = client.post(path, headers=auth).json["signing_secret"]
+    second = client.post(path, headers=auth).json["signing_secret"]
+    post(client, Call("call-rot2").status("in-progress", 0))
+    drain(run_worker)
+    got = receiver.requests[0]
+    assert len(got.headers["webhook-signature"].split()) == 3
+    for secret in (second, first, deployment["signing_secret"]):
+        Webhook(secret).verify(got.body, got.headers)
+    from services.outbound.signing import body_signature
+
+    assert got.headers["service-signature"] == body_signature(second, got.body)  # current key
+
+
+def test_at_most_ten_keys_sign_and_expired_ones_do_not(app, org):
+    from datetime import timedelta
+
+    from models.outbound import WebhookEndpoint
+    from services.outbound import endpoints
+
+    with app.app_context():
+        endpoint = endpoints.ensure_endpoint(org.id, "https://203.0.113.9/hooks")
+    for _ in range(12):
+        endpoint = endpoints.rotate_secret(endpoint)
+    assert len(endpoints.signing_secrets(endpoint)) == endpoints.MAX_SIGNING_KEYS
+    past = (utcnow() - timedelta(seconds=1)).isoformat()
+    stale = [[key, past] for key, _ in endpoint.previous_secrets]
+    WebhookEndpoint.update(previous_secrets=stale).where(
+        WebhookEndpoint.id == endpoint.id).execute()
+    assert endpoints.signing_secrets(WebhookEndpoint.get_by_id(endpoint.id)) == [endpoint.secret]
 
 
 def test_a_number_in_use_is_a_conflict(client, auth, deployment, other_org, make_token):

@@ -114,3 +114,38 @@ def test_the_list_audit_column_is_added_to_an_older_audit_log(app):
     assert "resource_ids" in _audit_columns()
     kept = AuditEvent.get_by_id(row.id)
     assert (kept.resource_id, kept.resource_ids) == ("ses_1", None)
+
+
+def test_older_endpoints_keep_their_rotated_out_key_and_ended_calls_are_not_metered_again(
+        app, org):
+    # A database made before versions 10 and 11: one previous key per endpoint in two columns,
+    # calls without the metering mark.
+    from datetime import timedelta
+
+    from models.base import utcnow
+    from models.outbound import WebhookEndpoint
+    from models.voice import VoiceCall
+    from services.outbound.endpoints import signing_secrets
+
+    endpoint = WebhookEndpoint.create(organization=org.id, url="https://203.0.113.9/h",
+                                      secret="whsec_new")
+    ended = VoiceCall.create(call_id="c-ended", organization=org.id, finalized=True,
+                             duration_ms=60_000)
+    live = VoiceCall.create(call_id="c-live", organization=org.id)
+    db.execute_sql("ALTER TABLE voice_call DROP COLUMN minutes_metered")
+    db.execute_sql("ALTER TABLE webhook_endpoint DROP COLUMN previous_secrets")
+    db.execute_sql("ALTER TABLE webhook_endpoint ADD COLUMN previous_secret VARCHAR(100)")
+    db.execute_sql("ALTER TABLE webhook_endpoint ADD COLUMN previous_secret_expires_at "
+                   + ("TIMESTAMP" if db.param == "%s" else "DATETIME"))
+    expires = WebhookEndpoint.created_at.db_value(utcnow() + timedelta(hours=3))
+    db.execute_sql(f"UPDATE webhook_endpoint SET previous_secret = {db.param}, "
+                   f"previous_secret_expires_at = {db.param}", ("whsec_old", expires))
+    SchemaMigration.delete().where(SchemaMigration.version >= 10).execute()
+    with db.connection_context():
+        assert migrate() == [10, 11]
+        assert migrate() == []
+    columns = {column.name for column in db.get_columns("webhook_endpoint")}
+    assert "previous_secret" not in columns and "previous_secrets" in columns
+    assert signing_secrets(WebhookEndpoint.get_by_id(endpoint.id)) == ["whsec_new", "whsec_old"]
+    assert VoiceCall.get_by_id(ended.id).minutes_metered is True
+    assert VoiceCall.get_by_id(live.id).minutes_metered is False
