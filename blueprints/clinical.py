@@ -50,6 +50,7 @@ class ClinicalSession(MethodView):
 class ClinicalTranscript(MethodView):
     @require("sessions:write")
     @unit_of_work
+    @idempotent
     @blp.arguments(TranscriptChunkInSchema)
     @blp.response(201, TranscriptChunkSchema)
     def post(self, body, clinical_session_id):
@@ -73,6 +74,7 @@ class ClinicalTranscript(MethodView):
 class ClinicalStop(MethodView):
     @require("sessions:write")
     @unit_of_work
+    @idempotent
     @blp.response(202, ClinicalSessionSchema)
     def post(self, clinical_session_id):
         """Stop: the therapy session completes and its analysis is queued"""

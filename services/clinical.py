@@ -13,7 +13,7 @@ from models.sessions import TherapySession
 from services import analysis
 from services.errors import Conflict
 from services.limits import MAX_ERROR_CHARS, MAX_TRANSCRIPT_CHARS
-from services.sessions import get_session, set_status
+from services.sessions import FINAL_STATUSES, get_session, set_status
 from services.tenancy import get_owned
 
 SPEAKER_LABELS = {"clinician": "Clinician", "patient": "Patient"}
@@ -85,7 +85,11 @@ def stop(clinical: ClinicalSession) -> ClinicalSession:
         clinical = ClinicalSession.get_by_id(clinical.id)
         (TherapySession.update(active_clinical_session_id=None)
          .where(TherapySession.id == clinical.session_id).execute())
-        set_status(TherapySession.get_by_id(clinical.session_id), "completed")
+        therapy = TherapySession.get_by_id(clinical.session_id)
+        if therapy.status not in FINAL_STATUSES:
+            set_status(therapy, "completed")
+        # else the session was made final while this one ran (possible before such a change
+        # was refused): the live session still ends, and its transcript is still analysed.
         if clinical.chunk_count == 0:
             set_analysis_status(clinical.session_id, "skipped")
         else:

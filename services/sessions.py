@@ -63,6 +63,13 @@ def update_session(session: TherapySession, changes: dict[str, Any]) -> TherapyS
         raise Conflict(f"A {session.status} session can no longer be changed.")
     if "status" in changes:
         check_transition(session.status, changes["status"])
+        if changes["status"] in FINAL_STATUSES and session.active_clinical_session_id:
+            # A final session would refuse the stop that ends the live session, which would
+            # then run, and take transcript, for ever.
+            raise Conflict(
+                f"The live clinical session {session.active_clinical_session_id} is running: "
+                f"stop it first (POST /api/clinical/{session.active_clinical_session_id}/stop "
+                "completes this session).", field="status")
     if "co_provider_ids" in changes and session.session_type != "co_therapy":
         raise Unprocessable("Only co-therapy sessions have co-providers.",
                             field="co_provider_ids")
@@ -83,10 +90,12 @@ def _compare_and_set(session: TherapySession, changes: dict[str, Any]) -> None:
     """Write `changes` only if the status is still the one they were checked against, so two
     racing transitions from the same status cannot both succeed."""
     fields = {TherapySession._meta.combined[name]: value for name, value in changes.items()}
+    unchanged = (TherapySession.id == session.id) & (TherapySession.status == session.status)
+    if changes.get("status") in FINAL_STATUSES and "active_clinical_session_id" not in changes:
+        # Nor may a live session have started since the checks above.
+        unchanged &= TherapySession.active_clinical_session_id.is_null()
     updated = (TherapySession.update({**fields, TherapySession.updated_at: utcnow()})
-               .where((TherapySession.id == session.id)
-                      & (TherapySession.status == session.status))
-               .execute())
+               .where(unchanged).execute())
     if not updated:
         raise Conflict("The session's status changed meanwhile; reload it and retry.",
                        field="status")

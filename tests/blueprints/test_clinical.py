@@ -107,6 +107,57 @@ def test_chunks_after_stop_are_conflict(client, auth):
     assert client.post(f"/api/clinical/{clinical_id}/stop", headers=auth).status_code == 409
 
 
+@pytest.mark.parametrize("final", ["cancelled", "completed"])
+def test_a_running_live_session_keeps_its_therapy_session_from_a_final_status(client, auth,
+                                                                             final):
+    # Before: the PATCH answered 200, and the live session could then never be stopped (409,
+    # "a cancelled session cannot become completed") and took transcript for ever.
+    session_id = _session(client, auth)
+    clinical_id = _start(client, auth, session_id)
+    refused = client.patch(f"/api/therapy-sessions/{session_id}", json={"status": final},
+                           headers=auth)
+    assert refused.status_code == 409 and clinical_id in refused.json["message"]
+    assert _session_state(client, auth, session_id)["status"] == "in_progress"
+    assert client.post(f"/api/clinical/{clinical_id}/stop", headers=auth).status_code == 202
+    assert _session_state(client, auth, session_id)["status"] == "completed"
+
+
+def test_a_live_session_whose_therapy_session_is_already_final_can_still_stop(client, auth):
+    # Such pairs exist in databases written before the refusal above.
+    from models.sessions import TherapySession
+
+    session_id = _session(client, auth)
+    clinical_id = _start(client, auth, session_id)
+    _say(client, auth, clinical_id, "patient", "Hello")
+    TherapySession.update(status="cancelled").where(TherapySession.id == session_id).execute()
+    stopped = client.post(f"/api/clinical/{clinical_id}/stop", headers=auth)
+    assert stopped.status_code == 202 and stopped.json["status"] == "stopped"
+    state = _session_state(client, auth, session_id)
+    assert state["status"] == "cancelled" and state["analysis_status"] == "queued"
+    assert state["active_clinical_session_id"] is None
+    assert _say(client, auth, clinical_id, "patient", "late").status_code == 409
+
+
+def test_a_chunk_and_a_stop_sent_again_with_their_key_are_replayed(client, auth):
+    clinical_id = _start(client, auth, _session(client, auth))
+    once = {**auth, "Idempotency-Key": "chunk-1"}
+    first = client.post(f"/api/clinical/{clinical_id}/transcript", headers=once,
+                        json={"speaker": "patient", "text": "Hello"})
+    again = client.post(f"/api/clinical/{clinical_id}/transcript", headers=once,
+                        json={"speaker": "patient", "text": "Hello"})
+    assert (first.status_code, again.status_code) == (201, 201)
+    assert again.json == first.json
+    other = client.post(f"/api/clinical/{clinical_id}/transcript", headers=once,
+                        json={"speaker": "patient", "text": "Something else"})
+    assert other.status_code == 409
+    entries = client.get(f"/api/clinical/{clinical_id}/transcript", headers=auth).json[
+        "entries"]
+    assert [e["text"] for e in entries] == ["Hello"]
+    stop_key = {**auth, "Idempotency-Key": "stop-1"}
+    assert client.post(f"/api/clinical/{clinical_id}/stop", headers=stop_key).status_code == 202
+    assert client.post(f"/api/clinical/{clinical_id}/stop", headers=stop_key).status_code == 202
+
+
 def _stop_with_model(make_app, fake_openai, org, make_token, *replies):
     """A clinical session stopped on an app whose model answers `replies`, then a burst worker
     run; returns (client, headers, session_id)."""
