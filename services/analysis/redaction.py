@@ -13,6 +13,7 @@ kind (count key)   placeholder          examples
                                         "born on 1/2/85"
 ``record_number``  ``[RECORD_NUMBER]``  "MRN 00123456", "patient ID 44521",
                                         "SSN 123-45-6789", a bare "123-45-6789"
+                                        or "123 45 6789", "my social is …"
 ``email``          ``[EMAIL]``          "jane.doe@example.com"
 ``phone``          ``[PHONE]``          "(555) 123-4567", "+44 20 7946 0958"
 ``address``        ``[ADDRESS]``        "1234 Elm Street", "55 W. 3rd Ave Apt 4B"
@@ -82,13 +83,14 @@ _RECORD_VALUE = r"(?=[A-Za-z0-9-]*\d)[A-Za-z0-9][A-Za-z0-9-]{2,}"
 _LABEL_JOIN = r"\s*(?:(?:is|was)\s+)?[:=\#-]?\s*"
 _RECORD_RE = re.compile(rf"\b{_RECORD_LABEL}{_LABEL_JOIN}{_RECORD_VALUE}", re.IGNORECASE)
 
-_SSN_LABEL = r"(?:ssn|social\s+security(?:\s+(?:number|no\.?|\#))?)"
-# With a label any separator (or none) is accepted; without one only the dashed 3-2-4 form is
+_SSN_LABEL = r"(?:ssn|social(?:\s+security)?(?:\s+(?:number|no\.?|\#))?)"
+# With a label any separator (or none) is accepted; without one only the 3-2-4 form with one
+# separator throughout (dashes, or spaces as speech-to-text writes a number said aloud) is
 # distinctive enough to redact.
 _LABELLED_SSN_RE = re.compile(
     rf"\b{_SSN_LABEL}{_LABEL_JOIN}\d{{3}}[- ]?\d{{2}}[- ]?\d{{4}}(?!\d)", re.IGNORECASE
 )
-_BARE_SSN_RE = re.compile(r"(?<![\d-])\d{3}-\d{2}-\d{4}(?![\d-])")
+_BARE_SSN_RE = re.compile(r"(?<![\d-])\d{3}([- ])\d{2}\1\d{4}(?![\d-])")
 
 # Length bounds follow RFC 5321 (64-char local part, 63-char labels); they also keep the scan
 # linear on long runs such as "a.a.a.a..." that would otherwise backtrack quadratically.
@@ -134,7 +136,7 @@ _RECORD_GUARD = re.compile("|".join((
     "mrn", r"medical\s+record", r"policy\s+(?:n|\#)",
     *(rf"{word}\s+(?:id|n|\#)" for word in _RECORD_LABEL_WORDS))))
 _SSN_LABEL_GUARD = re.compile(r"ssn|social")
-_SSN_SHAPE_GUARD = re.compile(r"[0-9][0-9][0-9]-[0-9][0-9]-[0-9]{4}")
+_SSN_SHAPE_GUARD = re.compile(r"[0-9][0-9][0-9][- ][0-9][0-9][- ][0-9]{4}")
 _EMAIL_GUARD = re.compile(r"@")
 # Every phone form has at least _MIN_INTL_PHONE_DIGITS digits, at most 3 characters apart.
 _PHONE_GUARD = re.compile(rf"[0-9](?:[^0-9]{{0,3}}[0-9]){{{_MIN_INTL_PHONE_DIGITS - 1}}}")

@@ -81,6 +81,10 @@ def test_dates_of_birth_are_redacted(phrase, value):
         "SSN 123-45-6789",
         "social security number 123456789",
         "123-45-6789",
+        # as speech-to-text writes a number said aloud, and the everyday label
+        "123 45 6789",
+        "social is 123 45 6789",
+        "social 123456789",
     ],
 )
 def test_record_numbers_and_ssn_are_redacted(phrase):
@@ -104,6 +108,8 @@ def test_record_numbers_and_ssn_are_redacted(phrase):
         "Patient no longer attends group.",
         "Mood went from 4 to 7 out of 10, up +3 overall.",
         "Started 2019-03-04 and stopped 04/12/2020.",
+        "Scores 123 45 67 then 12 45 6789 and 123-45 6789.",
+        "She is a social worker with 123 clients, 45 of them new.",
     ],
 )
 def test_clinical_content_is_left_alone(clinical_text):
