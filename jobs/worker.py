@@ -21,10 +21,15 @@ from jobs import queue as jobqueue
 from models.base import bind_database, db
 from models.jobs import JobRecord, running_job
 from services import analysis
+from services.analysis.llm import LLMAnalysisError
+from services.errors import UpstreamFailure
 from services.limits import MAX_ERROR_CHARS
 from web.logs import format_exception
 
 logger = logging.getLogger(__name__)
+
+# Failures of a peer that the service's own code reports in words that hold no patient data.
+PEER_FAILURES: tuple[type[Exception], ...] = (LLMAnalysisError, UpstreamFailure)
 
 MAINTENANCE_INTERVAL_S = 60
 HEARTBEAT_GRACE_S = 60
@@ -55,8 +60,14 @@ class AppWorker(Worker):
     def handle_exception(self, job: Job, *exc_info) -> None:
         # rq's own puts the formatted traceback into its message, where no formatter can
         # withhold the messages that quote values; logged with exc_info, web.logs's does.
-        logger.error("job %s failed (%s)", job.id, job.origin, exc_info=exc_info)
-        self._failure_text = (job.id, format_exception(exc_info))
+        # A peer's failure (the model server down, slow or replying nonsense) is an outcome
+        # the job's retries are there for, not a defect: one line, without the traceback.
+        text = format_exception(exc_info)
+        if isinstance(exc_info[1], PEER_FAILURES):
+            logger.warning("job %s failed (%s): %s", job.id, job.origin, text.splitlines()[-1])
+        else:
+            logger.error("job %s failed (%s)", job.id, job.origin, exc_info=exc_info)
+        self._failure_text = (job.id, text)
         call_exception_handlers(self._exc_handlers, job, *exc_info)
 
     def handle_job_failure(self, job: Job, queue: Queue, started_job_registry=None,

@@ -239,6 +239,31 @@ def test_a_failed_jobs_log_holds_no_value_a_database_error_quotes(make_app, org,
     assert QUOTED_VALUE not in logged
 
 
+def test_a_peers_failure_is_one_warning_line_and_a_defect_keeps_its_traceback(
+        make_app, org, captured):
+    # A model server that answers 500 is what retries are for: its failed attempts were
+    # logged as errors with a whole traceback each.
+    from jobs import queue as jobqueue
+    from jobs.worker import run_worker
+    from tests.jobs.sample_jobs import fails_as_the_model_server_does, fails_quoting_a_row
+
+    app = make_app(JOB_RETRY_INTERVALS_S=[0])
+    with app.app_context():
+        jobqueue.enqueue(fails_as_the_model_server_does, org.id, id="job_peer",
+                         max_attempts=1, queue=jobqueue.QUEUE_WORKFLOWS)
+        jobqueue.enqueue(fails_quoting_a_row, org.id, "x", id="job_defect",
+                         max_attempts=1, queue=jobqueue.QUEUE_WORKFLOWS)
+    run_worker(app, burst=True)
+    failed = {r["message"].split()[1]: r for r in captured.records()
+              if r["message"].startswith("job job_")}
+    assert failed["job_peer"]["level"] == "WARNING"
+    assert failed["job_peer"]["message"].endswith("The model server answered 500.")
+    assert "exc_info" not in failed["job_peer"] and "Traceback" not in json.dumps(
+        failed["job_peer"])
+    assert failed["job_defect"]["level"] == "ERROR"
+    assert "Traceback" in json.dumps(failed["job_defect"])
+
+
 @pytest.mark.parametrize("queue", ["workflows", "default"])  # in process, in a work-horse
 def test_a_failed_jobs_stored_traceback_holds_no_value_a_database_error_quotes(
         make_app, org, queue):

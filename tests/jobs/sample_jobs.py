@@ -49,3 +49,10 @@ def fails_quoting_a_row(organization_id: str, label: str) -> None:
         raise psycopg2.errors.UniqueViolation(UNIQUE_VIOLATION)
     except psycopg2.Error as exc:
         raise peewee.IntegrityError(*exc.args)  # chained implicitly, as peewee does
+
+
+def fails_as_the_model_server_does(organization_id: str) -> None:
+    """Fails as an analysis does when the model server answers 500."""
+    from services.analysis.llm import LLMUpstreamError
+
+    raise LLMUpstreamError("The model server answered 500.", status_code=500)
