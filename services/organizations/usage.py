@@ -25,6 +25,10 @@ GRANULARITIES = ("hour", "day", "month")
 DEFAULT_GRANULARITY = "day"
 DEFAULT_WINDOW = timedelta(days=30)
 MAX_WINDOW = timedelta(days=366)
+# Usage is recorded from the Unix epoch on; the upper bound leaves a year for the local-time
+# arithmetic of month buckets (year 9999's ends overflow Python's datetime).
+EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
+LATEST = datetime(9999, 1, 1, tzinfo=UTC)
 
 
 @dataclass(frozen=True)
@@ -71,6 +75,10 @@ def resolve_window(organization: Organization, start: datetime | None, end: date
                    now: datetime | None = None) -> tuple[datetime, datetime]:
     """The report's `[start, end)`: by default the 30 days up to the end of today (local)."""
     tz = ZoneInfo(organization.timezone)
+    for name, moment in (("start", start), ("end", end)):
+        if moment is not None and not EARLIEST <= moment <= LATEST:
+            raise Unprocessable(f"`{name}` must lie between 1970-01-01 and 9999-01-01 (UTC).",
+                                field=name)
     if end is None:
         if start is not None:
             end = start + DEFAULT_WINDOW
@@ -78,6 +86,9 @@ def resolve_window(organization: Organization, start: datetime | None, end: date
             end = next_boundary(floor_boundary(now or datetime.now(UTC), "day", tz), "day", tz)
     if start is None:
         start = end - DEFAULT_WINDOW
+    if start < EARLIEST or end > LATEST:
+        raise Unprocessable("The window must lie between 1970-01-01 and 9999-01-01 (UTC).",
+                            field="start" if start < EARLIEST else "end")
     if end <= start:
         raise Unprocessable("`end` must be after `start`.", field="end")
     if end - start > MAX_WINDOW:

@@ -101,10 +101,24 @@ def test_default_window_is_the_last_thirty_days_by_day(client, org, auth):
     "start=2025-01-01T00:00:00Z&end=2026-01-03T00:00:00Z",
     "start=2026-01-01T00:00:00&end=2026-01-02T00:00:00Z",
     "granularity=week",
+    # At the ends of the calendar the bucket arithmetic overflowed: 500.
+    "start=0001-01-01T00:00:00Z&end=0001-01-02T00:00:00Z",
+    "start=9999-12-01T00:00:00Z&granularity=month",
+    "start=9999-12-30T00:00:00Z&end=9999-12-31T23:59:59Z",
+    "start=9999-12-31T00:00:00Z",
+    "end=0001-01-05T00:00:00Z",
+    "start=9998-12-20T00:00:00Z",  # its default 30-day end passes 9999-01-01
 ])
 def test_bad_windows_are_422(client, org, auth, query):
     response = client.get(f"/api/organizations/{org.id}/usage?{query}", headers=auth)
     assert response.status_code == 422, response.json
+    assert response.json["errors"]
+
+
+def test_the_last_supported_month_is_reported(client, org, auth):
+    response = client.get(f"/api/organizations/{org.id}/usage?start=9998-12-01T00:00:00Z"
+                          "&end=9999-01-01T00:00:00Z&granularity=month", headers=auth)
+    assert response.status_code == 200, response.json
 
 
 def test_other_organizations_usage_is_not_found(client, other_org, auth):

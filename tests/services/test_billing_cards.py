@@ -11,6 +11,9 @@ from services.billing.cards import card_number_path, contains_card_number, luhn_
     "4000 0566 5566 5556",
     # Digits glued to an identifier still look like a card to a careful filter.
     "pm_1NvX4242424242424242",
+    # Digits beside the number, and separators of more than one character: all were taken.
+    "card 4111 1111 1111 1111 12 28", "4111111111111111 123", "12 4111111111111111",
+    "4111 - 1111 - 1111 - 1111", "4111  1111  1111  1111", "exp 12-28 4242424242424242",
 ])
 def test_card_numbers_are_found(text):
     assert contains_card_number(text)
@@ -20,6 +23,7 @@ def test_card_numbers_are_found(text):
     "4242424242424241",  # fails Luhn
     "123456789012",  # 12 digits
     "call +1 555 010 0199", "2026-11-23", "42424242424242424242424",  # too long
+    "ref 7001 0002 0003 0004 0005 0006",  # no window of whole groups passes Luhn
 ])
 def test_other_digit_runs_are_not_card_numbers(text):
     assert not contains_card_number(text)
