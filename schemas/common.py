@@ -52,6 +52,17 @@ class HasText(validate.Validator):
         return value
 
 
+class WholeMatch(validate.Regexp):
+    """`validate.Regexp` whose pattern must match the whole value. Python's `$` also matches
+    before a final newline, so "slug\\n" passed `^[a-z0-9-]+$`; the pattern stays as written
+    for the OpenAPI document (JSON Schema has no `\\Z`)."""
+
+    def __call__(self, value: str) -> str:
+        if self.regex.fullmatch(value) is None:
+            raise ma.ValidationError(self._format_error(value))
+        return value
+
+
 # HasText in the OpenAPI document: JSON Schema patterns are unanchored searches, so this says
 # "contains a character that is neither white space nor NUL" and no NUL anywhere.
 HAS_TEXT_PATTERN = "^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import fields, validate
 
-from schemas.common import NonBlank, StrictSchema, UTCDateTime
+from schemas.common import NonBlank, StrictSchema, UTCDateTime, WholeMatch
 from services.organizations.quotas import DEFAULT_PLAN, PLANS
 from services.organizations.steps import request_errors
 from services.organizations.usage import DEFAULT_GRANULARITY, GRANULARITIES
@@ -25,7 +25,7 @@ class EhrRequestSchema(StrictSchema):
 class ProvisionRequestSchema(StrictSchema):
     name = NonBlank(200, required=True)
     admin_email = fields.Email(required=True, validate=validate.Length(max=254))
-    slug = fields.String(validate=validate.Regexp(
+    slug = fields.String(validate=WholeMatch(
         SLUG_PATTERN, error="Lowercase letters, digits and dashes (1-63), no dash at the ends."))
     plan = fields.String(load_default=DEFAULT_PLAN, validate=validate.OneOf(PLANS))
     timezone = fields.String(load_default="UTC", validate=validate.Length(max=64))

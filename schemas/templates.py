@@ -6,7 +6,14 @@ import marshmallow as ma
 from marshmallow import fields, validate
 
 from models.templates import TEMPLATE_KINDS
-from schemas.common import InputSchema, NonBlank, RecordSchema, StrictSchema, UTCDateTime
+from schemas.common import (
+    InputSchema,
+    NonBlank,
+    RecordSchema,
+    StrictSchema,
+    UTCDateTime,
+    WholeMatch,
+)
 from services.analysis.prompts import section_prompt
 
 MAX_SECTIONS = 40
@@ -14,7 +21,7 @@ SECTION_KEY = r"^[a-z][a-z0-9_]{0,62}$"
 
 
 class SectionSchema(StrictSchema):
-    key = fields.String(required=True, validate=validate.Regexp(
+    key = fields.String(required=True, validate=WholeMatch(
         SECTION_KEY, error="Use lowercase letters, digits and underscores, starting with a "
                            "letter."))
     title = NonBlank(200, required=True)
@@ -24,7 +31,7 @@ class SectionSchema(StrictSchema):
 class TemplateCreateSchema(StrictSchema):
     name = NonBlank(200, required=True)
     kind = fields.String(load_default="note", validate=validate.OneOf(TEMPLATE_KINDS))
-    format = fields.String(load_default="custom", validate=validate.Regexp(
+    format = fields.String(load_default="custom", validate=WholeMatch(
         r"^[a-z][a-z0-9_]{0,39}$", error="Use lowercase letters, digits and underscores."))
     description = fields.String(load_default="", validate=validate.Length(max=2000))
     sections = fields.List(fields.Nested(SectionSchema), required=True,

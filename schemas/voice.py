@@ -5,14 +5,14 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import fields, validate
 
-from schemas.common import NonBlank, RecordSchema, StrictSchema, UTCDateTime
+from schemas.common import NonBlank, RecordSchema, StrictSchema, UTCDateTime, WholeMatch
 from services.voice.screeners import SCREENERS
 
 PHONE_PATTERN = r"^\+?[0-9 ().-]{3,31}$"
 
 
 def _phone(**kwargs) -> fields.String:
-    return fields.String(validate=validate.Regexp(
+    return fields.String(validate=WholeMatch(
         PHONE_PATTERN, error="Must be a phone number such as +15551234567."), **kwargs)
 
 

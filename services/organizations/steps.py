@@ -117,7 +117,7 @@ def request_errors(data: Mapping[str, Any]) -> dict[str, list[str]]:
     errors: dict[str, list[str]] = {}
     if not str(data.get("name") or "").strip():
         errors["name"] = ["Must not be empty."]
-    if not _EMAIL.match(str(data.get("admin_email") or "")):
+    if not _EMAIL.fullmatch(str(data.get("admin_email") or "")):
         errors["admin_email"] = ["Not a valid email address."]
     if data.get("plan", DEFAULT_PLAN) not in PLANS:
         errors["plan"] = [f"Must be one of: {', '.join(PLANS)}."]
@@ -127,7 +127,7 @@ def request_errors(data: Mapping[str, Any]) -> dict[str, list[str]]:
         errors["timezone"] = ["Unknown IANA timezone."]
     voice = data.get("voice")
     if voice is not None:
-        if not _PHONE.match(str(voice.get("phone_number") or "")):
+        if not _PHONE.fullmatch(str(voice.get("phone_number") or "")):
             errors["voice.phone_number"] = ["Must be an E.164 number, e.g. +15551234567."]
         if voice.get("webhook_url") is not None and _url_error(voice["webhook_url"]):
             errors["voice.webhook_url"] = [_url_error(voice["webhook_url"])]

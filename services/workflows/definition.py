@@ -73,7 +73,7 @@ def _config_problems(node: Mapping[str, Any]) -> list[str]:
         _optional_str(config, "analysis_path", problems)
     elif kind == "webhook":
         event = config.get("event")
-        if not isinstance(event, str) or not EVENT_NAME.match(event):
+        if not isinstance(event, str) or not EVENT_NAME.fullmatch(event):
             problems.append("'event' is a lowercase event name such as 'workflow.high_risk'.")
         fields = config.get("fields", {})
         if not isinstance(fields, Mapping) or not all(
@@ -96,7 +96,7 @@ def _node_problems(index: int, node: Any, seen: set[str], problems: Problems) ->
     if unknown:
         problems.setdefault(where, []).append(f"Unknown node fields: {', '.join(sorted(unknown))}.")
     node_id = node.get("id")
-    if not isinstance(node_id, str) or not NODE_ID.match(node_id) or node_id in RESERVED_IDS:
+    if not isinstance(node_id, str) or not NODE_ID.fullmatch(node_id) or node_id in RESERVED_IDS:
         problems.setdefault(f"{where}.id", []).append(
             "A node id starts with a letter, uses letters, digits, '_' or '-' (≤ 64), "
             "and is not 'input'.")
