@@ -75,7 +75,7 @@ class OrganizationItem(MethodView):
 
 @blp.route("/<organization_id>/usage")
 class OrganizationUsage(MethodView):
-    @require("usage:read")
+    @require("usage:read", org=False)
     @blp.arguments(UsageQuerySchema, location="query")
     @blp.response(200, UsageSchema)
     def get(self, query, organization_id):

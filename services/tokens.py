@@ -48,7 +48,8 @@ class Identity:
 
     def has_scope(self, scope: str) -> bool:
         if self.is_platform:
-            return scope in (PLATFORM_SCOPE, "organizations:read")
+            # The operator reads any organization and its usage (counts, never patient data).
+            return scope in (PLATFORM_SCOPE, "organizations:read", "usage:read")
         return scope in self.scopes or (ADMIN_SCOPE in self.scopes and scope in ORG_SCOPES)
 
 

@@ -45,6 +45,10 @@ def test_other_organization_is_not_found_and_platform_reads_any(client, org, oth
     assert client.get("/api/organizations/org_nope", headers=auth).status_code == 404
     response = client.get(f"/api/organizations/{other_org.id}", headers=PLATFORM)
     assert response.status_code == 200 and response.json["id"] == other_org.id
+    # and its usage (counts, no patient data): it answered 403, "needs an organization token"
+    usage = client.get(f"/api/organizations/{other_org.id}/usage", headers=PLATFORM)
+    assert usage.status_code == 200 and usage.json["organization_id"] == other_org.id
+    assert client.get("/api/organizations/org_nope/usage", headers=PLATFORM).status_code == 404
 
 
 def test_usage_needs_its_scope(client, org, make_token):
