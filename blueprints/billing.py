@@ -8,7 +8,7 @@ from services.billing import methods
 from web.api import page_items
 from web.auth import current_org_id, require
 from web.blueprint import Blueprint
-from web.idempotency import idempotent
+from web.idempotency import idempotent_around_peer_calls
 
 blp = Blueprint("billing", __name__, url_prefix="/api/billing",
                 description="Payment methods (processor references; card numbers refused).")
@@ -24,7 +24,7 @@ class PaymentMethods(MethodView):
         return page_items(methods.list_methods(current_org_id()), pagination_parameters)
 
     @require("billing:write")
-    @idempotent
+    @idempotent_around_peer_calls
     @blp.arguments(PaymentMethodCreateSchema)
     @blp.response(201, PaymentMethodSchema)
     def post(self, data):

@@ -4,6 +4,14 @@ the first response again; with another body, 409.
 The key row is inserted in the same transaction as the view's own writes, so a request that
 fails leaves no key behind, and a concurrent duplicate waits on the unique index and then
 replays the committed answer instead of creating a second record.
+
+A view that calls a peer (the card processor) must not run inside that transaction: on SQLite
+it would hold the database's one write lock for as long as the peer takes, and every other
+organization's writes would wait and fail. `idempotent_around_peer_calls` commits the key as
+pending first, runs the view outside any transaction, then stores its answer (or forgets the
+key when it failed). A duplicate meanwhile is 409 "still in progress"; a key left pending by a
+process that died is taken over after PENDING_STALE_AFTER. Such a view must itself refuse a
+second copy of what it creates (a payment method is unique per organization and processor id).
 """
 
 from __future__ import annotations
@@ -27,6 +35,7 @@ KEY_HEADER = "Idempotency-Key"
 KEY_TTL = timedelta(hours=24)
 MAX_KEY_LENGTH = 255
 PENDING_STATUS = 0
+PENDING_STALE_AFTER = timedelta(minutes=5)
 
 
 def _request_hash() -> str:
@@ -84,12 +93,61 @@ def idempotent(view: Callable) -> Callable:
                 return _replay(existing, request_hash)
             response = view(*args, **kwargs)
             if 200 <= response.status_code < 300:
-                record.status_code = response.status_code
-                record.response_body = response.get_data(as_text=True)
-                record.location = response.headers.get("Location")
-                record.save()
+                _store_answer(record, response)
             else:
                 record.delete_instance()
             return response
+
+    return wrapper
+
+
+def _store_answer(record: IdempotencyRecord, response: Response) -> None:
+    record.status_code = response.status_code
+    record.response_body = response.get_data(as_text=True)
+    record.location = response.headers.get("Location")
+    record.save()
+
+
+def _forget(record: IdempotencyRecord) -> None:
+    IdempotencyRecord.delete().where(IdempotencyRecord.id == record.id).execute()
+
+
+def idempotent_around_peer_calls(view: Callable) -> Callable:
+    """`idempotent` for a view that calls a peer: no transaction is held while it runs."""
+
+    @wraps(view)
+    def wrapper(*args: Any, **kwargs: Any):
+        key = request.headers.get(KEY_HEADER)
+        if key is None:
+            return view(*args, **kwargs)
+        if not key or len(key) > MAX_KEY_LENGTH:
+            abort(400, message=f"{KEY_HEADER} must be 1 to {MAX_KEY_LENGTH} characters.")
+        scope, request_hash = _scope(), _request_hash()
+        same_key = (IdempotencyRecord.scope == scope) & (IdempotencyRecord.key == key)
+        now = utcnow()
+        with db.atomic():
+            IdempotencyRecord.delete().where(same_key & (
+                (IdempotencyRecord.created_at < now - KEY_TTL)
+                | ((IdempotencyRecord.status_code == PENDING_STATUS)
+                   & (IdempotencyRecord.created_at < now - PENDING_STALE_AFTER)))).execute()
+            try:
+                with db.atomic():
+                    record = IdempotencyRecord.create(
+                        scope=scope, key=key, request_hash=request_hash,
+                        method=request.method, path=request.path,
+                        status_code=PENDING_STATUS, response_body="")
+            except IntegrityError:
+                return _replay(IdempotencyRecord.get(same_key), request_hash)
+        try:
+            response = view(*args, **kwargs)
+        except BaseException:
+            _forget(record)
+            raise
+        with db.atomic():
+            if 200 <= response.status_code < 300:
+                _store_answer(record, response)
+            else:
+                _forget(record)
+        return response
 
     return wrapper

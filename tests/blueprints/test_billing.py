@@ -146,3 +146,42 @@ def test_another_organizations_payment_method_is_not_found(billing, make_token, 
     assert client.get(f"{PATH}/{method['id']}", headers=other).status_code == 404
     assert client.delete(f"{PATH}/{method['id']}", headers=other).status_code == 404
     assert client.get(PATH, headers=other).json == []
+
+
+def test_a_keyed_add_waiting_on_the_processor_holds_no_lock_on_other_writes(
+        billing, fake_stripe, client, auth):
+    # With an Idempotency-Key the add ran inside the key's transaction: on SQLite it held the
+    # database's write lock while the processor answered, and another organization's create
+    # waited for it (503 once the processor took longer than the lock timeout).
+    import threading
+    import time
+
+    billing_client, headers, _ = billing
+    fake_stripe.gate.clear()
+    answers = {}
+    adding = threading.Thread(target=lambda: answers.setdefault("add", _add(
+        billing_client, {**headers, "Idempotency-Key": "add-1"})))
+    adding.start()
+    deadline = time.monotonic() + 10
+    while fake_stripe.waiting == 0 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert fake_stripe.waiting, "the add never reached the processor"
+    creating = threading.Thread(target=lambda: answers.setdefault("create", client.post(
+        "/api/therapy-sessions", headers=auth, json={
+            "patient_id": "pat-1", "provider_id": "prov-1",
+            "session_date": "2026-12-01T15:00:00Z"})))
+    creating.start()
+    creating.join(timeout=5)
+    finished_while_the_processor_waited = not creating.is_alive()
+    again = _add(billing_client, {**headers, "Idempotency-Key": "add-1"})
+    fake_stripe.gate.set()
+    adding.join(timeout=30)
+    creating.join(timeout=30)
+    assert finished_while_the_processor_waited
+    assert answers["create"].status_code == 201
+    assert again.status_code == 409 and "in progress" in again.json["message"]
+    assert answers["add"].status_code == 201
+    replayed = _add(billing_client, {**headers, "Idempotency-Key": "add-1"})
+    assert replayed.status_code == 201 and replayed.json == answers["add"].json
+    assert replayed.headers["Idempotent-Replayed"] == "true"
+    assert PaymentMethod.select().count() == 1

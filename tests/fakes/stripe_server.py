@@ -47,6 +47,10 @@ class FakeStripe:
         self._failures: deque[tuple[int, str, str, str]] = deque()
         self._idempotent: dict[str, tuple[int, dict]] = {}
         self._lock = threading.Lock()
+        # Cleared, every request waits for it (a processor that is slow until told otherwise).
+        self.gate = threading.Event()
+        self.gate.set()
+        self.waiting = 0  # requests that reached the gate
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._thread = threading.Thread(target=self._server.serve_forever,
                                         kwargs={"poll_interval": POLL_INTERVAL_S}, daemon=True)
@@ -158,6 +162,8 @@ class FakeStripe:
                 form = _nested(parse_qsl(raw, keep_blank_values=True))
                 record = {"method": method, "path": self.path, "form": form,
                           "headers": {k.lower(): v for k, v in self.headers.items()}}
+                fake.waiting += 1
+                fake.gate.wait(timeout=30)
                 with fake._lock:
                     fake.requests.append(record)
                     key = self.headers.get("Idempotency-Key")
