@@ -185,6 +185,10 @@ def _m011_every_rotated_key_signs() -> None:
                    migrator.drop_column(table, "previous_secret_expires_at"))
 
 
+def _m012_billing_lease() -> None:
+    _add_missing_columns(Organization, "billing_busy_until")
+
+
 MIGRATIONS: tuple[tuple[int, str, Callable[[], None]], ...] = (
     (1, "organizations, tokens, audit log, templates, therapy sessions, jobs, usage",
      _m001_foundation),
@@ -199,6 +203,7 @@ MIGRATIONS: tuple[tuple[int, str, Callable[[], None]], ...] = (
     (9, "one audit row per list, naming its records", _m009_list_audit_entries),
     (10, "voice minutes metered once a call's duration is known", _m010_voice_minutes_metered),
     (11, "every webhook key rotated out in the last 24 h signs", _m011_every_rotated_key_signs),
+    (12, "one payment-method change per organization at a time", _m012_billing_lease),
 )
 
 

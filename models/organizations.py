@@ -16,6 +16,9 @@ class Organization(BaseModel):
     timezone = CharField(max_length=64, default="UTC")
     settings = JSONField(default=dict)
     quotas = JSONField(default=dict)
+    # A change to the payment methods holds this lease while it talks to the card processor
+    # (`services.billing.methods`): one change per organization at a time, no lock held.
+    billing_busy_until = UTCDateTimeField(null=True)
     created_at = UTCDateTimeField(default=utcnow)
     updated_at = UTCDateTimeField(default=utcnow)
 

@@ -1,24 +1,64 @@
 """Payment methods: read at the processor, attached to the organization's customer, one default.
 
 The body only ever names the processor's payment method (`pm_…`); brand, last4 and expiry are
-read from the processor, never taken from the caller."""
+read from the processor, never taken from the caller.
+
+Each change talks to the processor and then records what it did, outside any transaction (no
+database lock is held over the network). Two changes of one organization at once could finish
+in either order at each side, leaving the processor's default and ours on different cards, so
+they take turns: `_one_change_at_a_time` holds a lease on the organization row, committed, and
+re-reads the state it changes once it has it."""
 
 from __future__ import annotations
 
+import time
 import uuid
-from collections.abc import Mapping
-from datetime import UTC, datetime
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import stripe
 from peewee import ModelSelect
 
-from models.base import db
+from models.base import db, utcnow
 from models.billing import PaymentMethod
 from models.organizations import Organization
 from services.billing import processor
 from services.errors import Conflict, Unprocessable
 from services.tenancy import get_owned
+
+# Longer than a change can take: the client's timeout and network retry on each call.
+LEASE = timedelta(minutes=5)
+WAIT_FOR_TURN_S = 20.0
+_POLL_S = 0.05
+
+
+@contextmanager
+def _one_change_at_a_time(organization_id: str) -> Iterator[None]:
+    """Take the organization's billing lease (waiting up to WAIT_FOR_TURN_S for another change
+    to finish, then 409); a lease its holder never gave back (a killed process) lapses."""
+    deadline = time.monotonic() + WAIT_FOR_TURN_S
+    while True:
+        now = utcnow()
+        with db.atomic():
+            claimed = (Organization.update(billing_busy_until=now + LEASE)
+                       .where((Organization.id == organization_id)
+                              & (Organization.billing_busy_until.is_null()
+                                 | (Organization.billing_busy_until < now)))
+                       .execute())
+        if claimed:
+            break
+        if time.monotonic() > deadline:
+            raise Conflict("Another change to this organization's payment methods is in "
+                           "progress; retry when it has finished.")
+        time.sleep(_POLL_S)
+    try:
+        yield
+    finally:
+        with db.atomic():
+            Organization.update(billing_busy_until=None).where(
+                Organization.id == organization_id).execute()
 
 
 def _expired(exp_month: int | None, exp_year: int | None, now: datetime) -> bool:
@@ -51,8 +91,14 @@ def _set_default_at_processor(client: stripe.StripeClient, customer: str,
 def add_method(organization_id: str, data: Mapping[str, Any], config: Mapping[str, Any],
                now: datetime | None = None) -> PaymentMethod:
     """Read the payment method, refuse an expired card, attach it, and store the reference."""
-    organization = Organization.get_by_id(organization_id)
     client = processor.client(config)
+    with _one_change_at_a_time(organization_id):
+        return _add(organization_id, data, config, client, now)
+
+
+def _add(organization_id: str, data: Mapping[str, Any], config: Mapping[str, Any],
+         client: stripe.StripeClient, now: datetime | None) -> PaymentMethod:
+    organization = Organization.get_by_id(organization_id)
     processor_id = data["payment_method"]
     if PaymentMethod.select().where((PaymentMethod.organization == organization_id)
                                     & (PaymentMethod.processor_id == processor_id)).exists():
@@ -95,37 +141,53 @@ def get_method(organization_id: str, method_id: str) -> PaymentMethod:
 
 def make_default(organization_id: str, method_id: str, config: Mapping[str, Any]
                  ) -> PaymentMethod:
-    method = get_method(organization_id, method_id)
-    organization = Organization.get_by_id(organization_id)
-    try:
-        _set_default_at_processor(processor.client(config),
-                                  processor.ensure_customer(organization, config),
-                                  method.processor_id)
-    except stripe.StripeError as error:
-        raise processor.upstream_error(error) from error
-    with db.atomic():
-        _set_default_locally(organization_id, method.id)
+    get_method(organization_id, method_id)
+    client = processor.client(config)
+    with _one_change_at_a_time(organization_id):
+        method = get_method(organization_id, method_id)  # it may have gone meanwhile
+        organization = Organization.get_by_id(organization_id)
+        try:
+            _set_default_at_processor(client, processor.ensure_customer(organization, config),
+                                      method.processor_id)
+        except stripe.StripeError as error:
+            raise processor.upstream_error(error) from error
+        with db.atomic():
+            _set_default_locally(organization_id, method.id)
     return get_method(organization_id, method_id)
 
 
 def remove_method(organization_id: str, method_id: str, config: Mapping[str, Any]) -> None:
     """Detach at the processor, then forget it; the oldest remaining one becomes the default
     when the default goes."""
-    method = get_method(organization_id, method_id)
+    get_method(organization_id, method_id)
     client = processor.client(config)
+    with _one_change_at_a_time(organization_id):
+        method = get_method(organization_id, method_id)  # it may have gone meanwhile
+        try:
+            _detach(client, method.processor_id)
+            successor = None
+            if method.is_default:
+                successor = list_methods(organization_id).where(
+                    PaymentMethod.id != method.id).first()
+                customer = processor.customer_id(Organization.get_by_id(organization_id))
+                if customer:
+                    _set_default_at_processor(client, customer,
+                                              successor.processor_id if successor else None)
+        except stripe.StripeError as error:
+            raise processor.upstream_error(error) from error
+        with db.atomic():
+            method.delete_instance()
+            if method.is_default:
+                _set_default_locally(organization_id, successor.id if successor else None)
+
+
+def _detach(client: stripe.StripeClient, processor_id: str) -> None:
+    """Detach, once per request: a fixed key would make the processor replay a failure it
+    saved (Stripe keeps a 500 under its key) on every later try. A method already detached
+    (an earlier try that succeeded, its answer lost) counts as done."""
     try:
         client.v1.payment_methods.detach(
-            method.processor_id, options={"idempotency_key": f"cws-detach-{method.id}"})
-        successor = None
-        if method.is_default:
-            successor = list_methods(organization_id).where(PaymentMethod.id != method.id).first()
-            customer = processor.customer_id(Organization.get_by_id(organization_id))
-            if customer:
-                _set_default_at_processor(client, customer,
-                                          successor.processor_id if successor else None)
-    except stripe.StripeError as error:
-        raise processor.upstream_error(error) from error
-    with db.atomic():
-        method.delete_instance()
-        if method.is_default:
-            _set_default_locally(organization_id, successor.id if successor else None)
+            processor_id, options={"idempotency_key": f"cws-detach-{uuid.uuid4().hex}"})
+    except stripe.InvalidRequestError:
+        if client.v1.payment_methods.retrieve(processor_id).to_dict().get("customer"):
+            raise

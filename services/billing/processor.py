@@ -1,7 +1,9 @@
 """The card processor (Stripe) through its own client library.
 
-Every write carries an idempotency key derived from what it does, so a retried request or a
-re-run provisioning step never creates a second customer or attaches twice."""
+Every write carries an idempotency key, so the library's own retry of a request is not done
+twice. The processor keeps a key's first answer, a 500 included, and answers it again to every
+later request with that key; so a key derived from what is done (the organization's customer)
+is replaced by the next one once the processor has answered it with a 5xx."""
 
 from __future__ import annotations
 
@@ -64,8 +66,15 @@ def ensure_customer(organization: Organization, config: Mapping[str, Any],
                               "metadata": {"organization_id": organization.id}}
     if email:
         params["email"] = email
-    customer = client(config).v1.customers.create(
-        params, {"idempotency_key": f"cws-customer-{organization.id}"})
+    billing = (organization.settings or {}).get("billing", {})
+    generation = billing.get("customer_key_generation", 0)
+    key = f"cws-customer-{organization.id}" + (f"-{generation}" if generation else "")
+    try:
+        customer = client(config).v1.customers.create(params, {"idempotency_key": key})
+    except stripe.StripeError as error:
+        if (getattr(error, "http_status", None) or 0) >= 500:
+            _next_customer_key(organization.id, generation + 1)
+        raise
     with db.atomic():
         organization = Organization.get_by_id(organization.id)
         settings = dict(organization.settings or {})
@@ -73,3 +82,15 @@ def ensure_customer(organization: Organization, config: Mapping[str, Any],
         organization.settings = settings
         organization.save(only=[Organization.settings])
     return customer.id
+
+
+def _next_customer_key(organization_id: str, generation: int) -> None:
+    """A timeout or a crash keeps the key (a customer the lost answer created is found by it
+    again); a 5xx answer is saved under it, so the next try needs another."""
+    with db.atomic():
+        organization = Organization.get_by_id(organization_id)
+        settings = dict(organization.settings or {})
+        settings["billing"] = {**settings.get("billing", {}),
+                               "customer_key_generation": generation}
+        organization.settings = settings
+        organization.save(only=[Organization.settings])

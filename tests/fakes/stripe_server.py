@@ -44,7 +44,7 @@ class FakeStripe:
         self.payment_methods: dict[str, dict[str, Any]] = {}
         self.customers: dict[str, dict[str, Any]] = {}
         self.requests: list[dict[str, Any]] = []
-        self._failures: deque[tuple[int, str, str, str]] = deque()
+        self._failures: deque[tuple[int, str, str, str, str]] = deque()
         self._idempotent: dict[str, tuple[int, dict]] = {}
         self._lock = threading.Lock()
         # Cleared, every request waits for it (a processor that is slow until told otherwise).
@@ -77,8 +77,17 @@ class FakeStripe:
             "card": {"brand": brand, "last4": last4, "exp_month": exp_month,
                      "exp_year": exp_year, "country": "US", "funding": "credit"}}
 
-    def fail_next(self, status: int, type_: str, code: str, message: str) -> None:
-        self._failures.append((status, type_, code, message))
+    def fail_next(self, status: int, type_: str, code: str, message: str,
+                  path: str = "/") -> None:
+        """The next request whose path starts with `path` fails so."""
+        self._failures.append((status, type_, code, message, path))
+
+    def _failure_for(self, path: str) -> tuple[int, str, str, str] | None:
+        for failure in self._failures:
+            if path.startswith(failure[4]):
+                self._failures.remove(failure)
+                return failure[:4]
+        return None
 
     def writes(self, path_prefix: str = "") -> list[dict[str, Any]]:
         return [r for r in self.requests if r["method"] == "POST"
@@ -170,11 +179,14 @@ class FakeStripe:
                     if self.headers.get("Authorization") != f"Bearer {API_KEY}":
                         status, body = fake._error(401, "invalid_request_error", None,
                                                    "Invalid API Key provided.")
-                    elif fake._failures:
-                        status, type_, code, message = fake._failures.popleft()
-                        status, body = fake._error(status, type_, code, message)
                     elif method == "POST" and key and key in fake._idempotent:
                         status, body = fake._idempotent[key]
+                    elif (failure := fake._failure_for(self.path)) is not None:
+                        status, type_, code, message = failure
+                        status, body = fake._error(status, type_, code, message)
+                        if method == "POST" and key and status >= 500:
+                            # Stripe keeps a key's first answer, a 500 included.
+                            fake._idempotent[key] = (status, body)
                     else:
                         status, body = fake.answer(method, self.path.split("?")[0], form)
                         if method == "POST" and key and status < 500:

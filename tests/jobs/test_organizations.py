@@ -132,6 +132,24 @@ def test_transient_fhir_failures_are_retried_and_counted(make_app):
     assert len(fhir.requests) == 3
 
 
+def test_a_processor_500_on_creating_the_customer_is_retried_under_a_new_key(make_app,
+                                                                           fake_stripe):
+    # The processor answers a key's saved 500 again to every request with that key: with one
+    # fixed key per organization, every retry of the step failed and the job with them.
+    fake_stripe.fail_next(500, "api_error", "internal", "Something went wrong on our end.",
+                          path="/v1/customers")
+    app = make_app(PROVISIONING_RETRY_DELAYS_S=FAST_RETRIES, STRIPE_API_KEY=API_KEY,
+                   STRIPE_API_BASE=fake_stripe.base_url)
+    client = app.test_client()
+    job_id = _provision(client)
+    drain(app)
+    body = _status(client, job_id)
+    assert body["status"] == "succeeded", body
+    step = next(s for s in body["steps"] if s["name"] == "create_billing_customer")
+    assert (step["status"], step["attempts"]) == ("done", 2)
+    assert len(fake_stripe.customers) == 1
+
+
 def test_unreachable_fhir_server_fails_and_compensates(make_app):
     app = make_app(PROVISIONING_RETRY_DELAYS_S=FAST_RETRIES,
                    ALLOW_PRIVATE_WEBHOOK_URLS=True)

@@ -142,7 +142,7 @@ def test_older_endpoints_keep_their_rotated_out_key_and_ended_calls_are_not_mete
                    f"previous_secret_expires_at = {db.param}", ("whsec_old", expires))
     SchemaMigration.delete().where(SchemaMigration.version >= 10).execute()
     with db.connection_context():
-        assert migrate() == [10, 11]
+        assert migrate() == [10, 11, 12]
         assert migrate() == []
     columns = {column.name for column in db.get_columns("webhook_endpoint")}
     assert "previous_secret" not in columns and "previous_secrets" in columns
