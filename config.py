@@ -77,6 +77,8 @@ def from_env(env: Mapping[str, str] | None = None) -> dict[str, Any]:
         "RATELIMIT_ENABLED": _flag(env.get("RATELIMIT_ENABLED"), True),
         "QUEUE_PREFIX": env.get("QUEUE_PREFIX") or "",
         "JOB_SWEEP_AFTER_S": _int(env.get("JOB_SWEEP_AFTER_S"), 60),
+        # How often an idle worker re-queues the jobs of dead workers and sweeps lost ones.
+        "WORKER_MAINTENANCE_INTERVAL_S": _int(env.get("WORKER_MAINTENANCE_INTERVAL_S"), 60),
         # Reverse proxies in front of the app whose X-Forwarded-For/-Proto are trusted (0: none).
         "PROXY_FIX_X_FOR": _int(env.get("PROXY_FIX_X_FOR"), 0),
         "LOG_LEVEL": env.get("LOG_LEVEL") or "INFO",

@@ -1,6 +1,9 @@
 """Agent workflows: definitions, executions, approvals, resume/cancel/retry, EHR sync status
 and queue statistics."""
 
+from datetime import timedelta
+
+from flask import current_app
 from flask.views import MethodView
 
 from jobs.queue import QUEUE_NAMES, get_queue
@@ -62,7 +65,9 @@ class QueueStats(MethodView):
     def get(self):
         """Jobs per queue and registry, and workers busy or idle"""
         connection = get_redis()
-        return queue_stats([get_queue(name, connection) for name in QUEUE_NAMES], connection)
+        interval = current_app.config.get("WORKER_MAINTENANCE_INTERVAL_S") or 60
+        return queue_stats([get_queue(name, connection) for name in QUEUE_NAMES], connection,
+                           worker_stale_after=timedelta(seconds=3 * interval))
 
 
 @blp.route("/executions")

@@ -5,7 +5,6 @@ durable record."""
 from __future__ import annotations
 
 import logging
-import os
 import socket
 
 from flask import Flask
@@ -24,12 +23,15 @@ from services import analysis
 from services.analysis.llm import LLMAnalysisError
 from services.errors import UpstreamFailure
 from services.limits import MAX_ERROR_CHARS
+from services.workers import process_is_dead
+from services.workflows.nodes import TransientNodeError
 from web.logs import format_exception
 
 logger = logging.getLogger(__name__)
 
 # Failures of a peer that the service's own code reports in words that hold no patient data.
-PEER_FAILURES: tuple[type[Exception], ...] = (LLMAnalysisError, UpstreamFailure)
+PEER_FAILURES: tuple[type[Exception], ...] = (LLMAnalysisError, UpstreamFailure,
+                                              TransientNodeError)
 
 MAINTENANCE_INTERVAL_S = 60
 HEARTBEAT_GRACE_S = 60
@@ -50,7 +52,8 @@ class AppWorker(Worker):
     for IN_PROCESS_QUEUES, run in-process like rq's SimpleWorker."""
 
     def __init__(self, *args, app: Flask, **kwargs):
-        kwargs.setdefault("maintenance_interval", MAINTENANCE_INTERVAL_S)
+        kwargs.setdefault("maintenance_interval",
+                          app.config.get("WORKER_MAINTENANCE_INTERVAL_S") or MAINTENANCE_INTERVAL_S)
         super().__init__(*args, **kwargs)
         self.app = app
         self.in_process_queues = {jobqueue.queue_name(n) for n in IN_PROCESS_QUEUES}
@@ -62,10 +65,13 @@ class AppWorker(Worker):
         # withhold the messages that quote values; logged with exc_info, web.logs's does.
         # A peer's failure (the model server down, slow or replying nonsense) is an outcome
         # the job's retries are there for, not a defect: one line, without the traceback.
-        text = format_exception(exc_info)
         if isinstance(exc_info[1], PEER_FAILURES):
-            logger.warning("job %s failed (%s): %s", job.id, job.origin, text.splitlines()[-1])
+            # The service's own words about the peer (no frames, no class path): what the
+            # job's record, the execution and the dashboard show.
+            text = str(exc_info[1]) or type(exc_info[1]).__name__
+            logger.warning("job %s failed (%s): %s", job.id, job.origin, text)
         else:
+            text = format_exception(exc_info)
             logger.error("job %s failed (%s)", job.id, job.origin, exc_info=exc_info)
         self._failure_text = (job.id, text)
         call_exception_handlers(self._exc_handlers, job, *exc_info)
@@ -80,6 +86,12 @@ class AppWorker(Worker):
             exc_string = stashed[1]
         super().handle_job_failure(job, queue, started_job_registry=started_job_registry,
                                    exc_string=exc_string, execution=execution)
+
+    @property
+    def dequeue_timeout(self) -> int:
+        # rq waits on the queues for its worker TTL less 15 s (405 s) before its loop comes
+        # round to maintenance again: an idle worker found a dead one's job only that late.
+        return max(1, int(self.maintenance_interval))
 
     def _in_process(self, job: Job) -> bool:
         return job.origin in self.in_process_queues
@@ -199,15 +211,7 @@ def _worker_is_gone(name: str | None, connection: Redis, hostname: str) -> bool:
                                 connection=connection)
     if worker is None:
         return True
-    if worker.hostname != hostname or not worker.pid:
-        return False
-    try:
-        os.kill(worker.pid, 0)
-    except ProcessLookupError:
-        return True
-    except PermissionError:  # alive, under another user
-        return False
-    return False
+    return process_is_dead(worker, hostname)
 
 
 def reap_abandoned(queues: list[Queue], connection: Redis) -> list[str]:

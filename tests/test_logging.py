@@ -257,7 +257,8 @@ def test_a_peers_failure_is_one_warning_line_and_a_defect_keeps_its_traceback(
     failed = {r["message"].split()[1]: r for r in captured.records()
               if r["message"].startswith("job job_")}
     assert failed["job_peer"]["level"] == "WARNING"
-    assert failed["job_peer"]["message"].endswith("The model server answered 500.")
+    assert failed["job_peer"]["message"] == \
+        "job job_peer failed (workflows): The model server answered 500."
     assert "exc_info" not in failed["job_peer"] and "Traceback" not in json.dumps(
         failed["job_peer"])
     assert failed["job_defect"]["level"] == "ERROR"

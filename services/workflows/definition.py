@@ -120,7 +120,7 @@ def _graph_problems(definition: Mapping[str, Any], problems: Problems) -> None:
                 problems.setdefault(f"definition.nodes.{index}.{field}", []).append(
                     f"No node named {target!r}.")
     start = definition.get("start")
-    if start not in nodes:
+    if not isinstance(start, str) or start not in nodes:
         problems.setdefault("definition.start", []).append(
             f"The start node {start!r} is not among the nodes.")
     if problems:

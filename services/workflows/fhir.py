@@ -185,13 +185,20 @@ def _update(execution_id: str, **fields: Any) -> None:
 
 
 def _created_resources(response: requests.Response) -> list[dict[str, str]]:
+    """The resources a transaction-response Bundle names. The server took the transaction
+    (2xx): a body that is no such Bundle (none, `[]`, odd entries) names none, and the sync
+    still counts as done."""
     try:
         body = response.json()
     except ValueError:
         return []
+    entries = body.get("entry") if isinstance(body, dict) else None
     resources = []
-    for entry in body.get("entry") or []:
-        location = ((entry or {}).get("response") or {}).get("location") or ""
+    for entry in entries if isinstance(entries, list) else []:
+        answer = entry.get("response") if isinstance(entry, dict) else None
+        location = answer.get("location") if isinstance(answer, dict) else None
+        if not isinstance(location, str):
+            continue
         parts = location.split("/_history")[0].strip("/").split("/")
         if len(parts) >= 2:
             resources.append({"resourceType": parts[-2], "id": parts[-1]})

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 from redis import Redis
 from rq import Queue, Worker
 
+from services.workers import live_workers
+
+# A worker heartbeats at least once per maintenance interval (60 s) while idle and every 30 s
+# while a forked job runs; one silent for three intervals is gone.
+DEFAULT_STALE_AFTER = timedelta(seconds=180)
 REGISTRIES = {
     "started": "started_job_registry",
     "finished": "finished_job_registry",
@@ -17,7 +23,8 @@ REGISTRIES = {
 }
 
 
-def queue_stats(queues: list[Queue], connection: Redis) -> dict[str, Any]:
+def queue_stats(queues: list[Queue], connection: Redis,
+                worker_stale_after: timedelta = DEFAULT_STALE_AFTER) -> dict[str, Any]:
     rows = []
     for queue in queues:
         row = {"name": queue.name, "queued": queue.count}
@@ -25,7 +32,8 @@ def queue_stats(queues: list[Queue], connection: Redis) -> dict[str, Any]:
             row[field] = getattr(queue, registry).count
         rows.append(row)
     # A worker still starting (or suspended) is neither: it is counted in the total only, so
-    # that `idle` means ready to take a job now.
-    states = [w.get_state() for w in Worker.all(connection=connection)]
+    # that `idle` means ready to take a job now. A killed worker is not counted at all.
+    states = [w.get_state() for w in live_workers(Worker.all(connection=connection),
+                                                  worker_stale_after)]
     return {"queues": rows, "workers": {"total": len(states), "busy": states.count("busy"),
                                         "idle": states.count("idle")}}

@@ -99,6 +99,9 @@ def events(body):
     ({"start": "a", "nodes": [node("a", "set", "ghost", values={})]},
      "definition.nodes.0.next", "ghost"),
     ({"start": "zz", "nodes": [node("a", "end")]}, "definition.start", "zz"),
+    # a list or an object could not even be looked up (TypeError: 500)
+    ({"start": ["a"], "nodes": [node("a", "end")]}, "definition.start", "not among"),
+    ({"start": {"a": 1}, "nodes": [node("a", "end")]}, "definition.start", "not among"),
     ({"start": "a", "nodes": [node("a", "end"), node("a", "end")]}, "definition.nodes.1.id",
      "Duplicate"),
     ({"start": "a", "nodes": [node("a", "end"), node("b", "end")]}, "definition.nodes",
@@ -471,6 +474,40 @@ def test_queue_stats_count_a_starting_worker_as_neither_busy_nor_idle(api, fast_
         assert api("GET", "/queue/stats").json["workers"] == {"total": 1, "busy": 1, "idle": 0}
     finally:
         worker.register_death()
+
+
+def test_queue_stats_leave_out_killed_and_silent_workers(api, fast_app):
+    # A SIGKILLed worker's record stays in Redis for minutes: it was counted (busy or idle)
+    # for as long, beside the live ones.
+    import subprocess
+    import sys
+    from datetime import timedelta
+
+    from rq import Worker
+    from rq.utils import now, utcformat
+    from rq.worker import WorkerStatus
+
+    from jobs.queue import get_queue
+
+    connection = fast_app.extensions["redis"]
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)
+    with fast_app.app_context():
+        workers = [Worker([get_queue("workflows", connection)], connection=connection,
+                          name=name) for name in ("live", "killed", "silent", "far")]
+    for worker in workers:
+        worker.register_birth()
+        worker.set_state(WorkerStatus.IDLE)
+    _live, killed, silent, far = workers
+    connection.hset(killed.key, "pid", int(gone.stdout))
+    connection.hset(silent.key, mapping={"hostname": "worker-host-2", "last_heartbeat":
+                                         utcformat(now() - timedelta(minutes=10))})
+    connection.hset(far.key, "hostname", "worker-host-3")  # elsewhere, heard from just now
+    try:
+        assert api("GET", "/queue/stats").json["workers"] == {"total": 2, "busy": 0, "idle": 2}
+    finally:
+        for worker in workers:
+            worker.register_death()
 
 
 def test_ready_workflows_are_seeded_once(api, fast_app, org):

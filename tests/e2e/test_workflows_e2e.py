@@ -4,6 +4,9 @@ failed sync's log."""
 
 from __future__ import annotations
 
+import json
+import os
+import signal
 import threading
 import time
 from collections.abc import Iterator
@@ -132,10 +135,36 @@ def test_worker_killed_mid_step_then_the_execution_completes_once(clinic, fhir, 
     assert sync_events == ["start", "start", "complete"]
 
 
+def test_an_idle_worker_requeues_the_step_of_a_killed_one(clinic, fhir, service):
+    # No new worker, no other job: an idle worker waited on the queues for 405 s before its
+    # loop came round to maintenance, so the dead worker's step stalled for that long.
+    workflow = _workflow(clinic, fhir, {"start": "analyze", "nodes": [
+        node("analyze", "analyze_session", "sync"), node("sync", "ehr_sync")]})
+    fhir.delay_next(120)
+    seen = len(fhir.requests)
+    execution_id = _start(clinic, workflow, {"transcript": TRANSCRIPT})
+    fhir.wait_for_requests(seen + 1, timeout_s=60)
+    busy = list(service.workers)
+    started = service.log_tail("worker", 10_000_000).count("started with PID")
+    service.start_worker()
+    deadline = time.monotonic() + 60
+    while service.log_tail("worker", 10_000_000).count("started with PID") <= started:
+        assert time.monotonic() < deadline, "the second worker did not start"
+        time.sleep(0.2)
+    time.sleep(2)  # past its first round of maintenance, waiting on the queues
+    for worker in busy:
+        os.killpg(worker.pid, signal.SIGKILL)
+        worker.wait(timeout=10)
+        service.workers.remove(worker)
+    body = clinic.wait_for(f"{BASE}/executions/{execution_id}", lambda b: b["status"] in DONE,
+                           timeout_s=45)
+    assert body["status"] == "completed", body["error"]
+
+
 def test_a_failed_sync_logs_no_secret_from_the_fhir_address(clinic, service):
-    """The FHIR server unreachable: the worker logs the failed attempt's traceback (and rq
-    keeps it for the dashboard), naming the connection error without its message, which
-    quotes the address with its query string."""
+    """The FHIR server unreachable: the worker logs the failed attempt as one warning line in
+    the service's own words, naming the connection error without its message, which quotes
+    the address with its query string (and without a traceback: retries are there for it)."""
     secret = "api-key-e2e-not-for-logs"
     unreachable = f"http://127.0.0.1:{free_port()}/fhir?api_key={secret}"
     response = clinic.call("POST", BASE, {"name": "Sync only", "fhir_base_url": unreachable,
@@ -152,5 +181,8 @@ def test_a_failed_sync_logs_no_secret_from_the_fhir_address(clinic, service):
         assert time.monotonic() < deadline, "the failed attempt was not logged"
         time.sleep(0.2)
     logged = service.log_tail("worker", 200_000)
-    assert "requests.exceptions.ConnectionError: (message withheld" in logged
+    line = next(json.loads(entry) for entry in logged.splitlines()
+                if "FHIR server unreachable" in entry and entry.startswith("{"))
+    assert line["level"] == "WARNING" and "Traceback" not in json.dumps(line)
+    assert line["message"].endswith("workflows): FHIR server unreachable: ConnectionError")
     assert secret not in logged

@@ -1,5 +1,6 @@
 """The FHIR R4 transaction Bundle built from an execution's analysis."""
 
+import pytest
 from fhir.resources.R4B.bundle import Bundle
 
 from services.analysis.rules import analyze_transcript
@@ -39,3 +40,34 @@ def test_screener_totals_from_input_win_and_out_of_range_is_dropped():
     totals = screener_totals(analysis, {"screeners": [{"screener": "PHQ-9", "score": 16},
                                                       {"screener": "gad7", "score": 40}]})
     assert totals == {"phq9": 16, "gad7": 9}
+
+
+@pytest.mark.parametrize("body", [b"[]", b'"ok"', b'{"entry": {"x": 1}}',
+                                  b'{"entry": [null, 3, {"response": []},'
+                                  b' {"response": {"location": 7}}]}'])
+def test_a_taken_transaction_whose_answer_names_no_resource_gives_none(body):
+    # A 2xx whose body was no Bundle object raised AttributeError in the worker: the step was
+    # retried as if the server had failed, and its error withheld.
+    import requests
+
+    from services.workflows.fhir import _created_resources
+
+    response = requests.Response()
+    response.status_code, response._content = 200, body
+    assert _created_resources(response) == []
+
+
+def test_the_resources_a_transaction_response_names():
+    import json
+
+    import requests
+
+    from services.workflows.fhir import _created_resources
+
+    response = requests.Response()
+    response.status_code = 200
+    response._content = json.dumps({"resourceType": "Bundle", "entry": [
+        {"response": {"location": "Observation/42/_history/1"}},
+        {"response": {"location": "Encounter/7"}}]}).encode()
+    assert _created_resources(response) == [{"resourceType": "Observation", "id": "42"},
+                                            {"resourceType": "Encounter", "id": "7"}]
