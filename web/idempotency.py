@@ -66,39 +66,38 @@ def _replay(record: IdempotencyRecord, request_hash: str) -> Response:
     return response
 
 
-def idempotent(view: Callable) -> Callable:
-    """Decorator for creating POST views; place it under `@require(...)`, above smorest's."""
+def _key() -> str | None:
+    """The request's key (None without one); a malformed one is 400."""
+    key = request.headers.get(KEY_HEADER)
+    if key is not None and (not key or len(key) > MAX_KEY_LENGTH):
+        abort(400, message=f"{KEY_HEADER} must be 1 to {MAX_KEY_LENGTH} characters.")
+    return key
 
-    @wraps(view)
-    def wrapper(*args: Any, **kwargs: Any):
-        key = request.headers.get(KEY_HEADER)
-        if key is None:
-            return view(*args, **kwargs)
-        if not key or len(key) > MAX_KEY_LENGTH:
-            abort(400, message=f"{KEY_HEADER} must be 1 to {MAX_KEY_LENGTH} characters.")
-        scope, request_hash = _scope(), _request_hash()
+
+def _claim(key: str, stale_pending: bool = False) -> tuple[IdempotencyRecord | None, str]:
+    """Insert the key's pending row in the caller's transaction: (the row, the request's
+    hash), or (None, hash) when the key is taken. An expired row (and, with `stale_pending`,
+    a pending one a dead process left) is deleted first."""
+    scope, request_hash = _scope(), _request_hash()
+    same_key = (IdempotencyRecord.scope == scope) & (IdempotencyRecord.key == key)
+    now = utcnow()
+    expired = IdempotencyRecord.created_at < now - KEY_TTL
+    if stale_pending:
+        expired |= ((IdempotencyRecord.status_code == PENDING_STATUS)
+                    & (IdempotencyRecord.created_at < now - PENDING_STALE_AFTER))
+    IdempotencyRecord.delete().where(same_key & expired).execute()
+    try:
         with db.atomic():
-            IdempotencyRecord.delete().where(
-                (IdempotencyRecord.scope == scope) & (IdempotencyRecord.key == key)
-                & (IdempotencyRecord.created_at < utcnow() - KEY_TTL)).execute()
-            try:
-                with db.atomic():
-                    record = IdempotencyRecord.create(
-                        scope=scope, key=key, request_hash=request_hash,
-                        method=request.method, path=request.path,
-                        status_code=PENDING_STATUS, response_body="")
-            except IntegrityError:
-                existing = IdempotencyRecord.get(
-                    (IdempotencyRecord.scope == scope) & (IdempotencyRecord.key == key))
-                return _replay(existing, request_hash)
-            response = view(*args, **kwargs)
-            if 200 <= response.status_code < 300:
-                _store_answer(record, response)
-            else:
-                record.delete_instance()
-            return response
+            return IdempotencyRecord.create(
+                scope=scope, key=key, request_hash=request_hash, method=request.method,
+                path=request.path, status_code=PENDING_STATUS, response_body=""), request_hash
+    except IntegrityError:
+        return None, request_hash
 
-    return wrapper
+
+def _taken(key: str, request_hash: str) -> Response:
+    return _replay(IdempotencyRecord.get((IdempotencyRecord.scope == _scope())
+                                         & (IdempotencyRecord.key == key)), request_hash)
 
 
 def _store_answer(record: IdempotencyRecord, response: Response) -> None:
@@ -112,42 +111,52 @@ def _forget(record: IdempotencyRecord) -> None:
     IdempotencyRecord.delete().where(IdempotencyRecord.id == record.id).execute()
 
 
+def _settle(record: IdempotencyRecord, response: Response) -> None:
+    """Remember a successful answer; forget the key of any other."""
+    if 200 <= response.status_code < 300:
+        _store_answer(record, response)
+    else:
+        _forget(record)
+
+
+def idempotent(view: Callable) -> Callable:
+    """Decorator for creating POST views; place it under `@require(...)`, above smorest's."""
+
+    @wraps(view)
+    def wrapper(*args: Any, **kwargs: Any):
+        key = _key()
+        if key is None:
+            return view(*args, **kwargs)
+        with db.atomic():
+            record, request_hash = _claim(key)
+            if record is None:
+                return _taken(key, request_hash)
+            response = view(*args, **kwargs)
+            _settle(record, response)
+            return response
+
+    return wrapper
+
+
 def idempotent_around_peer_calls(view: Callable) -> Callable:
     """`idempotent` for a view that calls a peer: no transaction is held while it runs."""
 
     @wraps(view)
     def wrapper(*args: Any, **kwargs: Any):
-        key = request.headers.get(KEY_HEADER)
+        key = _key()
         if key is None:
             return view(*args, **kwargs)
-        if not key or len(key) > MAX_KEY_LENGTH:
-            abort(400, message=f"{KEY_HEADER} must be 1 to {MAX_KEY_LENGTH} characters.")
-        scope, request_hash = _scope(), _request_hash()
-        same_key = (IdempotencyRecord.scope == scope) & (IdempotencyRecord.key == key)
-        now = utcnow()
         with db.atomic():
-            IdempotencyRecord.delete().where(same_key & (
-                (IdempotencyRecord.created_at < now - KEY_TTL)
-                | ((IdempotencyRecord.status_code == PENDING_STATUS)
-                   & (IdempotencyRecord.created_at < now - PENDING_STALE_AFTER)))).execute()
-            try:
-                with db.atomic():
-                    record = IdempotencyRecord.create(
-                        scope=scope, key=key, request_hash=request_hash,
-                        method=request.method, path=request.path,
-                        status_code=PENDING_STATUS, response_body="")
-            except IntegrityError:
-                return _replay(IdempotencyRecord.get(same_key), request_hash)
+            record, request_hash = _claim(key, stale_pending=True)
+        if record is None:
+            return _taken(key, request_hash)
         try:
             response = view(*args, **kwargs)
         except BaseException:
             _forget(record)
             raise
         with db.atomic():
-            if 200 <= response.status_code < 300:
-                _store_answer(record, response)
-            else:
-                _forget(record)
+            _settle(record, response)
         return response
 
     return wrapper
