@@ -67,7 +67,11 @@ class Service:
                    PLATFORM_ADMIN_TOKEN=PLATFORM_TOKEN,
                    # Many clients from one address within seconds: limits stay on, but wide.
                    RATELIMIT_DEFAULT="100000 per minute", RATELIMIT_PER_IP="100000 per minute",
-                   JOB_SWEEP_AFTER_S="5", WORKER_MAINTENANCE_INTERVAL_S="3")
+                   JOB_SWEEP_AFTER_S="5", WORKER_MAINTENANCE_INTERVAL_S="3",
+                   # Queues of their own: on PostgreSQL every service shares one Redis
+                   # database, and a worker of another service (its own database) would take
+                   # this one's jobs and not find their rows.
+                   QUEUE_PREFIX=f"{self.workdir.name}-{uuid.uuid4().hex[:6]}-")
         pg_url = os.environ.get("TEST_DATABASE_URL")
         if pg_url:
             self._pg_database = f"cws_e2e_{uuid.uuid4().hex[:10]}"

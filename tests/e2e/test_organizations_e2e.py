@@ -56,7 +56,8 @@ def _provision(platform: Client, **fields) -> dict:
 def test_provisioned_clinic_works_end_to_end(service, platform, stripe_server, fhir_server):
     body = _provision(platform, name="Juniper Family Therapy", timezone="Europe/Berlin",
                       ehr={"fhir_base_url": fhir_server.base_url})
-    assert body["status"] == "succeeded", body
+    assert body["status"] == "succeeded", [(s["name"], s["status"], s.get("error"))
+                                           for s in body["steps"]]
     assert [s["status"] for s in body["steps"]].count("done") >= 12
     clinic = Client(service.base, body["result"]["admin_token"])
     org_id = body["organization_id"]
