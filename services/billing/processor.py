@@ -75,22 +75,22 @@ def ensure_customer(organization: Organization, config: Mapping[str, Any],
         if (getattr(error, "http_status", None) or 0) >= 500:
             _next_customer_key(organization.id, generation + 1)
         raise
-    with db.atomic():
-        organization = Organization.get_by_id(organization.id)
-        settings = dict(organization.settings or {})
-        settings["billing"] = {"processor": PROCESSOR, "customer_id": customer.id}
-        organization.settings = settings
-        organization.save(only=[Organization.settings])
+    _save_billing(organization.id, {"processor": PROCESSOR, "customer_id": customer.id})
     return customer.id
 
 
 def _next_customer_key(organization_id: str, generation: int) -> None:
     """A timeout or a crash keeps the key (a customer the lost answer created is found by it
     again); a 5xx answer is saved under it, so the next try needs another."""
+    _save_billing(organization_id, {"customer_key_generation": generation}, merge=True)
+
+
+def _save_billing(organization_id: str, billing: dict[str, Any], merge: bool = False) -> None:
+    """Write the organization's billing settings from a fresh read of its row (other settings
+    may have changed since the caller read it)."""
     with db.atomic():
         organization = Organization.get_by_id(organization_id)
         settings = dict(organization.settings or {})
-        settings["billing"] = {**settings.get("billing", {}),
-                               "customer_key_generation": generation}
+        settings["billing"] = {**settings.get("billing", {}), **billing} if merge else billing
         organization.settings = settings
         organization.save(only=[Organization.settings])
