@@ -1,7 +1,6 @@
 """Agent workflows: definitions, executions, approvals, resume/cancel/retry, EHR sync status
 and queue statistics."""
 
-from datetime import timedelta
 
 from flask import current_app
 from flask.views import MethodView
@@ -65,9 +64,8 @@ class QueueStats(MethodView):
     def get(self):
         """Jobs per queue and registry, and workers busy or idle"""
         connection = get_redis()
-        interval = current_app.config.get("WORKER_MAINTENANCE_INTERVAL_S") or 60
         return queue_stats([get_queue(name, connection) for name in QUEUE_NAMES], connection,
-                           worker_stale_after=timedelta(seconds=3 * interval))
+                           current_app.config.get("WORKER_MAINTENANCE_INTERVAL_S") or 60)
 
 
 @blp.route("/executions")

@@ -10,9 +10,9 @@ from rq import Queue, Worker
 
 from services.workers import live_workers
 
-# A worker heartbeats at least once per maintenance interval (60 s) while idle and every 30 s
-# while a forked job runs; one silent for three intervals is gone.
-DEFAULT_STALE_AFTER = timedelta(seconds=180)
+# A worker heartbeats at least once per maintenance interval while idle and every 30 s while a
+# forked job runs; one silent for three intervals is gone.
+SILENT_INTERVALS = 3
 REGISTRIES = {
     "started": "started_job_registry",
     "finished": "finished_job_registry",
@@ -24,7 +24,7 @@ REGISTRIES = {
 
 
 def queue_stats(queues: list[Queue], connection: Redis,
-                worker_stale_after: timedelta = DEFAULT_STALE_AFTER) -> dict[str, Any]:
+                maintenance_interval_s: float = 60) -> dict[str, Any]:
     rows = []
     for queue in queues:
         row = {"name": queue.name, "queued": queue.count}
@@ -33,7 +33,8 @@ def queue_stats(queues: list[Queue], connection: Redis,
         rows.append(row)
     # A worker still starting (or suspended) is neither: it is counted in the total only, so
     # that `idle` means ready to take a job now. A killed worker is not counted at all.
+    stale_after = timedelta(seconds=SILENT_INTERVALS * maintenance_interval_s)
     states = [w.get_state() for w in live_workers(Worker.all(connection=connection),
-                                                  worker_stale_after)]
+                                                  stale_after)]
     return {"queues": rows, "workers": {"total": len(states), "busy": states.count("busy"),
                                         "idle": states.count("idle")}}
