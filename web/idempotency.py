@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable
+from contextlib import nullcontext
 from datetime import timedelta
 from functools import wraps
 from typing import Any
@@ -121,42 +122,38 @@ def _settle(record: IdempotencyRecord, response: Response) -> None:
 
 def idempotent(view: Callable) -> Callable:
     """Decorator for creating POST views; place it under `@require(...)`, above smorest's."""
-
-    @wraps(view)
-    def wrapper(*args: Any, **kwargs: Any):
-        key = _key()
-        if key is None:
-            return view(*args, **kwargs)
-        with db.atomic():
-            record, request_hash = _claim(key)
-            if record is None:
-                return _taken(key, request_hash)
-            response = view(*args, **kwargs)
-            _settle(record, response)
-            return response
-
-    return wrapper
+    return _idempotent(view, peer_calls=False)
 
 
 def idempotent_around_peer_calls(view: Callable) -> Callable:
     """`idempotent` for a view that calls a peer: no transaction is held while it runs."""
+    return _idempotent(view, peer_calls=True)
+
+
+def _idempotent(view: Callable, peer_calls: bool) -> Callable:
+    # Without peer calls, one transaction holds the key and the view's writes; with them, the
+    # claim and the settling are transactions of their own and the view runs in between.
+    whole_request = nullcontext if peer_calls else db.atomic
+    own_step = db.atomic if peer_calls else nullcontext
 
     @wraps(view)
     def wrapper(*args: Any, **kwargs: Any):
         key = _key()
         if key is None:
             return view(*args, **kwargs)
-        with db.atomic():
-            record, request_hash = _claim(key, stale_pending=True)
-        if record is None:
-            return _taken(key, request_hash)
-        try:
-            response = view(*args, **kwargs)
-        except BaseException:
-            _forget(record)
-            raise
-        with db.atomic():
-            _settle(record, response)
-        return response
+        with whole_request():
+            with own_step():
+                record, request_hash = _claim(key, stale_pending=peer_calls)
+            if record is None:
+                return _taken(key, request_hash)
+            try:
+                response = view(*args, **kwargs)
+            except BaseException:
+                if peer_calls:  # otherwise the whole request's rollback drops the key
+                    _forget(record)
+                raise
+            with own_step():
+                _settle(record, response)
+            return response
 
     return wrapper
