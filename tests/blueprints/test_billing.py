@@ -227,14 +227,20 @@ def _concurrently(calls):
         return list(pool.map(lambda call: call(), calls))
 
 
+def _saved_cards(client, headers, fake_stripe, prefix: str, count: int) -> list[str]:
+    """`count` cards known to the processor, each added here; their ids."""
+    ids = []
+    for number in range(count):
+        fake_stripe.add_card(f"{prefix}{number}", exp_month=12, exp_year=2031)
+        ids.append(_add(client, headers, pm=f"{prefix}{number}").json["id"])
+    return ids
+
+
 def test_concurrent_default_switches_leave_both_sides_on_one_card(billing, fake_stripe):
     # The processor's update and ours were separate, unlocked steps: in 4 rounds of 10 the
     # processor's default was another card than the one shown as default here.
     client, headers, clinic = billing
-    ids = []
-    for number in range(4):
-        fake_stripe.add_card(f"pm_sw{number}", exp_month=12, exp_year=2031)
-        ids.append(_add(client, headers, pm=f"pm_sw{number}").json["id"])
+    ids = _saved_cards(client, headers, fake_stripe, "pm_sw", 4)
     customer = Organization.get_by_id(clinic.id).settings["billing"]["customer_id"]
     for _ in range(3):
         answers = _concurrently([
@@ -249,10 +255,7 @@ def test_concurrent_default_switches_leave_both_sides_on_one_card(billing, fake_
 
 def test_concurrent_deletes_leave_no_default_detached_at_the_processor(billing, fake_stripe):
     client, headers, clinic = billing
-    ids = []
-    for number in range(3):
-        fake_stripe.add_card(f"pm_del{number}", exp_month=12, exp_year=2031)
-        ids.append(_add(client, headers, pm=f"pm_del{number}").json["id"])
+    ids = _saved_cards(client, headers, fake_stripe, "pm_del", 3)
     answers = _concurrently([
         (lambda i=i: client.delete(f"{PATH}/{i}", headers=headers)) for i in ids[:2]])
     assert [a.status_code for a in answers] == [204, 204]

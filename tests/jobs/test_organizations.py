@@ -47,6 +47,18 @@ def _steps(body: dict) -> dict[str, str]:
     return {step["name"]: step["status"] for step in body["steps"]}
 
 
+def _step(body: dict, name: str) -> dict:
+    return next(step for step in body["steps"] if step["name"] == name)
+
+
+def _provisioned(app, **fields) -> dict:
+    """Start a provisioning, let a burst worker run it; the job's final status."""
+    client = app.test_client()
+    job_id = _provision(client, **fields)
+    drain(app)
+    return _status(client, job_id)
+
+
 @pytest.fixture
 def fhir():
     with FakeFhirMetadata() as server:
@@ -121,13 +133,10 @@ def test_slug_taken_is_conflict_at_request_time(app, client, org):
 def test_transient_fhir_failures_are_retried_and_counted(make_app):
     with FakeFhirMetadata(statuses=[503, 502]) as fhir:
         app = make_app(PROVISIONING_RETRY_DELAYS_S=FAST_RETRIES,
-                   ALLOW_PRIVATE_WEBHOOK_URLS=True)
-        client = app.test_client()
-        job_id = _provision(client, ehr={"fhir_base_url": fhir.base_url})
-        drain(app)
-        body = _status(client, job_id)
+                       ALLOW_PRIVATE_WEBHOOK_URLS=True)
+        body = _provisioned(app, ehr={"fhir_base_url": fhir.base_url})
     assert body["status"] == "succeeded", body
-    ehr = next(s for s in body["steps"] if s["name"] == "configure_ehr_integration")
+    ehr = _step(body, "configure_ehr_integration")
     assert (ehr["status"], ehr["attempts"]) == ("done", 3)
     assert len(fhir.requests) == 3
 
@@ -140,12 +149,9 @@ def test_a_processor_500_on_creating_the_customer_is_retried_under_a_new_key(mak
                           path="/v1/customers")
     app = make_app(PROVISIONING_RETRY_DELAYS_S=FAST_RETRIES, STRIPE_API_KEY=API_KEY,
                    STRIPE_API_BASE=fake_stripe.base_url)
-    client = app.test_client()
-    job_id = _provision(client)
-    drain(app)
-    body = _status(client, job_id)
+    body = _provisioned(app)
     assert body["status"] == "succeeded", body
-    step = next(s for s in body["steps"] if s["name"] == "create_billing_customer")
+    step = _step(body, "create_billing_customer")
     assert (step["status"], step["attempts"]) == ("done", 2)
     assert len(fake_stripe.customers) == 1
 
@@ -163,7 +169,7 @@ def test_unreachable_fhir_server_fails_and_compensates(make_app):
     assert body["result"] is None
     steps = _steps(body)
     assert steps["configure_ehr_integration"] == "failed"
-    ehr = next(s for s in body["steps"] if s["name"] == "configure_ehr_integration")
+    ehr = _step(body, "configure_ehr_integration")
     assert ehr["attempts"] == 3 and "unreachable" in ehr["error"]
     for name in ("issue_api_token", "create_organization", "reserve_slug"):
         assert steps[name] == "compensated", (name, body)
