@@ -1,10 +1,10 @@
 """`flask init-db | orgs | tokens`, through click's runner."""
 
 from models.migrations import MIGRATIONS, current_version
-from models.organizations import Organization
+from models.organizations import Organization, ProvisioningJob
 from models.templates import Template
 from services.tokens import hash_token
-from tests.conftest import bearer
+from tests.conftest import PLATFORM_TOKEN, bearer
 
 
 def run(app, *args):
@@ -47,6 +47,19 @@ def test_orgs_create_prints_the_id_last(app):
     org = Organization.get_by_id(org_id)
     assert (org.name, org.slug, org.status) == ("Harbor Counseling", "harbor-counseling",
                                                 "active")
+
+
+def test_orgs_create_prints_a_working_admin_token_once(app, client):
+    # Before, it printed the token's prefix only: the new organization's admin token was lost.
+    result = run(app, "orgs", "create", "--name", "Cedar Clinic")
+    assert result.exit_code == 0, result.output
+    line = next(li for li in result.output.splitlines() if "admin token" in li)
+    token = line.rsplit(" ", 1)[-1]
+    assert client.get("/api/therapy-sessions", headers=bearer(token)).status_code == 200
+    org_id = last_line(result)
+    again = client.get(f"/api/organizations/provision/{ProvisioningJob.get().id}",
+                       headers=bearer(PLATFORM_TOKEN)).json
+    assert again["organization_id"] == org_id and token not in str(again)
 
 
 def test_orgs_create_with_a_taken_slug_fails(app):

@@ -197,7 +197,8 @@ def fail(provisioning_id: str, error: str, config: Mapping[str, Any]) -> None:
 def provision_now(data: Mapping[str, Any], config: Mapping[str, Any]) -> ProvisioningJob:
     """The operator's path (`flask orgs create`): the same job and steps, run in-process."""
     job = create_job(data)
-    return run(job.id, config)
+    run(job.id, config)
+    return get_job(job.id)  # as stored: the steps wrote the admin token to the row
 
 
 def get_job(provisioning_id: str) -> ProvisioningJob:
