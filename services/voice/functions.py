@@ -79,13 +79,13 @@ def submit_screener(call: VoiceCall, args: dict[str, Any]) -> dict:
     screener = _screener_for(call, args.get("screener"))
     with db.atomic():
         row = _result_row(call, screener)
-        if row.completed_at is not None:  # a repeated submit answers the stored result
-            return {"screener": screener.name, "score": row.score, "severity": row.severity}
         try:
             if args.get("answers") is not None:
                 answers = defs.answers_from_list(screener, args["answers"])
             else:
                 answers = {int(k): v for k, v in row.answers.items()}
+            if row.completed_at is not None:
+                return _submitted_again(screener, row, answers)
             score, severity = defs.total(screener, answers)
         except defs.ScreenerError as exc:
             raise FunctionError(str(exc)) from exc
@@ -101,6 +101,17 @@ def submit_screener(call: VoiceCall, args: dict[str, Any]) -> dict:
     if escalation_id:
         result.update(escalation_id=escalation_id, instructions=CRISIS_INSTRUCTIONS)
     return result
+
+
+def _submitted_again(screener: defs.Screener, row: ScreenerResult,
+                     answers: dict[int, int]) -> dict:
+    """A screener is scored once per call: the same answers again (a repeated message) get
+    the stored result; other answers are refused, so the assistant never reads a score that
+    is not of the answers it sent."""
+    if {str(k): v for k, v in answers.items()} != row.answers:
+        raise FunctionError(f"{screener.name} was already submitted in this call "
+                            f"(score {row.score}, {row.severity}); it is scored once")
+    return {"screener": screener.name, "score": row.score, "severity": row.severity}
 
 
 def report_crisis(call: VoiceCall, args: dict[str, Any]) -> dict:

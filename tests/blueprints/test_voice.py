@@ -209,6 +209,34 @@ def test_whole_intake_call(client, auth, deployment, receiver, run_worker, org):
     assert metered == {"voice_calls": 1, "voice_minutes": 5}
 
 
+def _tool_answer(client, call: Call, offset_s: float, tool_call_id: str, name: str,
+                 args: dict) -> dict:
+    result = post(client, call.tools(offset_s, (tool_call_id, name, args))).json["results"][0]
+    return {k: (json.loads(v) if k == "result" else v) for k, v in result.items()
+            if k in ("result", "error")}
+
+
+def test_a_screener_submitted_again_with_other_answers_is_refused(client, auth, deployment):
+    # Before, any later submit (other answers, out-of-range ones, too few) answered the first
+    # score as if it were the new answers' score.
+    call = Call("call-twice")
+    post(client, call.status("in-progress", 0))
+    first = [3, 3, 3, 3, 3, 3, 2, 2, 0]
+    assert _tool_answer(client, call, 1, "t1", "submit_screener",
+                        {"screener": "phq9", "answers": first}) == {
+        "result": {"screener": "phq9", "score": 22, "severity": "severe"}}
+    for number, answers in enumerate([[4, 0, 0, 0, 0, 0, 0, 0, 0], [1, 1],
+                                      [0, 0, 0, 0, 0, 0, 0, 0, 0]], start=2):
+        answer = _tool_answer(client, call, number, f"t{number}", "submit_screener",
+                              {"screener": "phq9", "answers": answers})
+        assert "result" not in answer and answer["error"], answers
+    # The same answers again (a repeated message under another id) get the stored result.
+    assert _tool_answer(client, call, 9, "t9", "submit_screener",
+                        {"screener": "phq9", "answers": first})["result"]["score"] == 22
+    state = client.get("/api/voice/webhook/call/call-twice", headers=auth).json
+    assert [(s["score"], s["severity"]) for s in state["screeners"]] == [(22, "severe")]
+
+
 def test_replayed_call_changes_nothing_and_emits_nothing_twice(client, auth, deployment,
                                                                receiver, run_worker):
     first = _whole_call(client, Call("call-2"))
