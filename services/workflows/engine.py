@@ -167,6 +167,8 @@ def _save(execution: WorkflowExecution, **fields: Any) -> None:
     execution.updated_at = utcnow()
     if execution.status not in OPEN_EXECUTION_STATUSES and execution.finished_at is None:
         execution.finished_at = utcnow()
+    elif execution.status in OPEN_EXECUTION_STATUSES and execution.finished_at is not None:
+        execution.finished_at = None  # retried: it has not finished (again) yet
     # Only what changed: the definition and input are never rewritten.
     execution.save(only=execution.dirty_fields)
 

@@ -356,12 +356,17 @@ def test_retry_reruns_only_the_failed_node_and_creates_nothing_twice(api, drain,
     body = execution(api, started["id"])
     assert body["status"] == "failed" and "503" in body["error"]
     assert api("GET", f"/executions/{started['id']}/sync-status").json["status"] == "failed"
+    failed_at = body["finished_at"]
 
-    assert api("POST", f"/executions/{started['id']}/retry").status_code == 202
+    retried = api("POST", f"/executions/{started['id']}/retry")
+    assert retried.status_code == 202
+    # Before, a retried execution kept the first failure's finish time, then kept it again.
+    assert retried.json["status"] == "running" and retried.json["finished_at"] is None
     assert api("POST", f"/executions/{started['id']}/retry").status_code == 409
     drain()
     body = execution(api, started["id"])
     assert body["status"] == "completed"
+    assert body["finished_at"] > failed_at
     assert [e for e in events(body) if e[0] == "analyze"] == [("analyze", "start"),
                                                               ("analyze", "complete")]
     assert SessionAnalysis.select().count() == 1
