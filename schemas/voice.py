@@ -8,12 +8,20 @@ from marshmallow import fields, validate
 from schemas.common import NonBlank, RecordSchema, StrictSchema, UTCDateTime, WholeMatch
 from services.voice.screeners import SCREENERS
 
-PHONE_PATTERN = r"^\+?[0-9 ().-]{3,31}$"
+PHONE_PATTERN = r"^\+[1-9][0-9 ().-]{5,30}$"
+PHONE_ERROR = "Must be an E.164 number such as +15551234567 (spaces, dashes and brackets allowed)."
+
+
+def _e164_digits(value: str) -> bool:
+    # The number the platform sends is E.164: a country code and at most 15 digits in all.
+    if not 7 <= sum(ch.isdigit() for ch in value) <= 15:
+        raise ma.ValidationError(PHONE_ERROR)
+    return True
 
 
 def _phone(**kwargs) -> fields.String:
-    return fields.String(validate=WholeMatch(
-        PHONE_PATTERN, error="Must be a phone number such as +15551234567."), **kwargs)
+    return fields.String(validate=[WholeMatch(PHONE_PATTERN, error=PHONE_ERROR), _e164_digits],
+                         **kwargs)
 
 
 def _screeners(**kwargs) -> fields.List:

@@ -45,6 +45,24 @@ def deployment(client, auth, receiver):
     return response.json
 
 
+@pytest.mark.parametrize("number", ["000", "555", "12345", "+0 555 010 0300", "5550100300",
+                                    "+1 555 010 0300 1234 5678"])
+def test_a_line_number_that_is_not_e164_is_422_and_stores_nothing(client, auth, number):
+    # Before, "000" and "555" were stored as the line's number (provisioning refused them).
+    response = client.post("/api/voice/deployments", headers=auth, json={
+        "name": "Line", "phone_number": number})
+    assert response.status_code == 422 and "phone_number" in response.json["errors"]["json"]
+    assert client.get("/api/voice/deployments", headers=auth).json == []
+
+
+def test_a_line_number_with_spaces_and_brackets_is_stored_as_e164(client, auth, deployment):
+    response = client.patch(f"/api/voice/deployments/{deployment['id']}", headers=auth,
+                            json={"phone_number": "+1 (555) 777-0003"})
+    assert response.status_code == 200 and response.json["phone_number"] == "+15557770003"
+    assert client.patch(f"/api/voice/deployments/{deployment['id']}", headers=auth,
+                        json={"phone_number": "000"}).status_code == 422
+
+
 def post(client, message, secret=SECRET, path="/api/voice/webhook", timestamp=None,
          signature=None):
     body = body_of(message)
