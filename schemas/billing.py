@@ -5,7 +5,7 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import fields, validate
 
-from schemas.common import RecordSchema, StrictSchema, UTCDateTime, WholeMatch
+from schemas.common import JSONBoolean, RecordSchema, StrictSchema, UTCDateTime, WholeMatch
 from services.billing.cards import card_number_path
 
 CARD_NUMBER_MESSAGE = ("Card numbers are never accepted: collect the card with the "
@@ -16,7 +16,7 @@ class PaymentMethodCreateSchema(StrictSchema):
     processor = fields.String(required=True, validate=validate.OneOf(["stripe"]))
     payment_method = fields.String(required=True, validate=WholeMatch(
         r"^pm_[A-Za-z0-9_]{1,250}$", error="Must be a processor payment method id (pm_…)."))
-    set_default = fields.Boolean(load_default=False)
+    set_default = JSONBoolean(load_default=False)
     billing_details = fields.Dict(load_default=dict)
 
     @ma.pre_load

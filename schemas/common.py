@@ -63,6 +63,16 @@ class WholeMatch(validate.Regexp):
         return value
 
 
+class JSONBoolean(fields.Boolean):
+    """`true` or `false` only: marshmallow's Boolean also takes 0, 1, "yes", "off"…, which
+    the OpenAPI document (type boolean) does not admit."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if not isinstance(value, bool):
+            raise self.make_error("invalid", input=value)
+        return value
+
+
 # HasText in the OpenAPI document: JSON Schema patterns are unanchored searches, so this says
 # "contains a character that is neither white space nor NUL" and no NUL anywhere.
 HAS_TEXT_PATTERN = "^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$"

@@ -89,6 +89,16 @@ def test_expired_card_is_422_and_not_attached(billing, fake_stripe):
     assert fake_stripe.payment_methods["pm_card_old"]["customer"] is None
 
 
+@pytest.mark.parametrize("value", [0, 1, "true", "yes", None])
+def test_set_default_that_is_not_a_json_boolean_is_422(billing, fake_stripe, value):
+    # Before, 0, 1 and "yes" were read as booleans though the document says boolean.
+    client, headers, _ = billing
+    response = _add(client, headers, set_default=value)
+    assert response.status_code == 422 and "set_default" in response.json["errors"]["json"]
+    assert client.get(PATH, headers=headers).json == []
+    assert fake_stripe.writes() == []
+
+
 def test_processor_refusing_the_clients_input_is_422_with_its_message(billing, fake_stripe):
     client, headers, _ = billing
     missing = _add(client, headers, "pm_unknown")
