@@ -6,10 +6,11 @@ from __future__ import annotations
 
 class DomainError(Exception):
     def __init__(self, message: str, field: str | None = None,
-                 extra: dict | None = None) -> None:
+                 extra: dict | None = None, location: str = "json") -> None:
         super().__init__(message)
         self.message = message
         self.field = field
+        self.location = location  # where the field is: "json" (the body) or "query"
         self.extra = extra or {}
 
 

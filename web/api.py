@@ -133,7 +133,7 @@ def _domain_error_payload(error: DomainError, code: int) -> tuple[dict, int]:
 
     payload = {"code": code, "status": HTTP_STATUS_CODES[code], "message": error.message}
     if error.field:
-        payload["errors"] = {"json": {error.field: [error.message]}}
+        payload["errors"] = {error.location: {error.field: [error.message]}}
     payload.update(error.extra)
     return payload, code
 

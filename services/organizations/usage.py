@@ -78,7 +78,7 @@ def resolve_window(organization: Organization, start: datetime | None, end: date
     for name, moment in (("start", start), ("end", end)):
         if moment is not None and not EARLIEST <= moment <= LATEST:
             raise Unprocessable(f"`{name}` must lie between 1970-01-01 and 9999-01-01 (UTC).",
-                                field=name)
+                                field=name, location="query")
     if end is None:
         if start is not None:
             end = start + DEFAULT_WINDOW
@@ -88,11 +88,11 @@ def resolve_window(organization: Organization, start: datetime | None, end: date
         start = end - DEFAULT_WINDOW
     if start < EARLIEST or end > LATEST:
         raise Unprocessable("The window must lie between 1970-01-01 and 9999-01-01 (UTC).",
-                            field="start" if start < EARLIEST else "end")
+                            field="start" if start < EARLIEST else "end", location="query")
     if end <= start:
-        raise Unprocessable("`end` must be after `start`.", field="end")
+        raise Unprocessable("`end` must be after `start`.", field="end", location="query")
     if end - start > MAX_WINDOW:
-        raise Unprocessable("The window may span at most 366 days.", field="end")
+        raise Unprocessable("The window may span at most 366 days.", field="end", location="query")
     return start, end
 
 
