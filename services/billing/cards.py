@@ -6,10 +6,12 @@ import re
 from collections.abc import Mapping
 
 MIN_PAN_DIGITS, MAX_PAN_DIGITS = 13, 19
-# Groups of digits parted by up to three spaces or dashes ("4111 - 1111", two spaces), not
-# inside a longer number.
-_DIGIT_RUN = re.compile(r"(?<!\d)\d+(?:[ -]{1,3}\d+)*")
-_SEPARATOR = re.compile(r"[ -]+")
+# Groups of digits parted by up to four characters that are neither letters nor digits: any
+# space (tab, newline, no-break, thin, zero-width), dash, dot, slash or underscore, as people
+# and forms write a card number ("4111 - 1111", "4111.1111", "4111\t1111"); not inside a
+# longer number.
+_DIGIT_RUN = re.compile(r"(?<!\d)\d+(?:[\W_]{1,4}\d+)*")
+_SEPARATOR = re.compile(r"[\W_]+")
 
 
 def luhn_valid(digits: str) -> bool:

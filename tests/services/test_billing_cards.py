@@ -14,6 +14,11 @@ from services.billing.cards import card_number_path, contains_card_number, luhn_
     # Digits beside the number, and separators of more than one character: all were taken.
     "card 4111 1111 1111 1111 12 28", "4111111111111111 123", "12 4111111111111111",
     "4111 - 1111 - 1111 - 1111", "4111  1111  1111  1111", "exp 12-28 4242424242424242",
+    # Other spaces and punctuation between the groups: all were stored.
+    "4111\t1111\t1111\t1111", "4111\n1111\n1111\n1111", "4111\u00a01111\u00a01111\u00a01111",
+    "4111    1111    1111    1111", "4111.1111.1111.1111", "4111_1111_1111_1111",
+    "4111\u20091111\u20091111\u20091111", "4111\u200b1111\u200b1111\u200b1111",
+    "4111\u20141111\u20141111\u20141111", "4111/1111/1111/1111", "4111 -- 1111 -- 1111 -- 1111",
 ])
 def test_card_numbers_are_found(text):
     assert contains_card_number(text)
