@@ -21,7 +21,7 @@ from models.audit import AuditEvent
 from models.base import BaseModel, UTCDateTimeField, db, is_postgres, utcnow
 from models.billing import PaymentMethod
 from models.clinical import ClinicalSession, TranscriptChunk
-from models.idempotency import IdempotencyRecord
+from models.idempotency import IdempotencyRecord, stored_key
 from models.jobs import JobRecord
 from models.organizations import (
     Organization,
@@ -189,6 +189,15 @@ def _m012_billing_lease() -> None:
     _add_missing_columns(Organization, "billing_busy_until")
 
 
+def _m013_hashed_idempotency_keys() -> None:
+    # Keys were stored as sent; a client may put a card number or a name in one. Rows of the
+    # last 24 h are still replayed, so they are hashed, not dropped.
+    rows = IdempotencyRecord.select(IdempotencyRecord.id, IdempotencyRecord.key).tuples()
+    for record_id, key in list(rows):
+        IdempotencyRecord.update(key=stored_key(key)).where(
+            IdempotencyRecord.id == record_id).execute()
+
+
 MIGRATIONS: tuple[tuple[int, str, Callable[[], None]], ...] = (
     (1, "organizations, tokens, audit log, templates, therapy sessions, jobs, usage",
      _m001_foundation),
@@ -204,6 +213,7 @@ MIGRATIONS: tuple[tuple[int, str, Callable[[], None]], ...] = (
     (10, "voice minutes metered once a call's duration is known", _m010_voice_minutes_metered),
     (11, "every webhook key rotated out in the last 24 h signs", _m011_every_rotated_key_signs),
     (12, "one payment-method change per organization at a time", _m012_billing_lease),
+    (13, "idempotency keys stored as their hash", _m013_hashed_idempotency_keys),
 )
 
 

@@ -29,7 +29,7 @@ from flask_smorest import abort
 from peewee import IntegrityError
 
 from models.base import db, utcnow
-from models.idempotency import IdempotencyRecord
+from models.idempotency import IdempotencyRecord, stored_key
 from web.auth import current_identity
 
 KEY_HEADER = "Idempotency-Key"
@@ -68,11 +68,13 @@ def _replay(record: IdempotencyRecord, request_hash: str) -> Response:
 
 
 def _key() -> str | None:
-    """The request's key (None without one); a malformed one is 400."""
+    """The stored form of the request's key (None without one); a malformed one is 400."""
     key = request.headers.get(KEY_HEADER)
-    if key is not None and (not key or len(key) > MAX_KEY_LENGTH):
+    if key is None:
+        return None
+    if not key or len(key) > MAX_KEY_LENGTH:
         abort(400, message=f"{KEY_HEADER} must be 1 to {MAX_KEY_LENGTH} characters.")
-    return key
+    return stored_key(key)
 
 
 def _claim(key: str, stale_pending: bool = False) -> tuple[IdempotencyRecord | None, str]:

@@ -140,7 +140,7 @@ def test_older_endpoints_keep_their_rotated_out_key_and_ended_calls_are_not_mete
     expires = WebhookEndpoint.created_at.db_value(utcnow() + timedelta(hours=3))
     db.execute_sql(f"UPDATE webhook_endpoint SET previous_secret = {db.param}, "
                    f"previous_secret_expires_at = {db.param}", ("whsec_old", expires))
-    SchemaMigration.delete().where(SchemaMigration.version >= 10).execute()
+    SchemaMigration.delete().where(SchemaMigration.version.between(10, 12)).execute()
     with db.connection_context():
         assert migrate() == [10, 11, 12]
         assert migrate() == []
@@ -149,3 +149,24 @@ def test_older_endpoints_keep_their_rotated_out_key_and_ended_calls_are_not_mete
     assert signing_secrets(WebhookEndpoint.get_by_id(endpoint.id)) == ["whsec_new", "whsec_old"]
     assert VoiceCall.get_by_id(ended.id).minutes_metered is True
     assert VoiceCall.get_by_id(live.id).minutes_metered is False
+
+
+def test_idempotency_keys_are_stored_as_hashes_and_older_ones_still_replay(app, client, auth):
+    # A key is the client's text (a card number was seen in one): it was stored as sent.
+    from models.idempotency import IdempotencyRecord
+
+    body = {"patient_id": "pat-1", "provider_id": "prov-1",
+            "session_date": "2026-12-01T15:00:00Z"}
+    headers = {**auth, "Idempotency-Key": "4111111111111111"}
+    first = client.post("/api/therapy-sessions", json=body, headers=headers)
+    assert first.status_code == 201
+    assert [r.key for r in IdempotencyRecord.select()] != ["4111111111111111"]
+    assert "4111111111111111" not in str([r.__data__ for r in IdempotencyRecord.select()])
+    # A row stored before version 13 holds the key itself; after it, the same request replays.
+    IdempotencyRecord.update(key="4111111111111111").execute()
+    SchemaMigration.delete().where(SchemaMigration.version == 13).execute()
+    with db.connection_context():
+        assert migrate() == [13]
+    again = client.post("/api/therapy-sessions", json=body, headers=headers)
+    assert again.status_code == 201 and again.headers["Idempotent-Replayed"] == "true"
+    assert again.json["id"] == first.json["id"]
