@@ -18,7 +18,7 @@ from peewee import IntegrityError
 from models.base import db, utcnow
 from models.jobs import QUEUE_PROVISIONING, job_id, record_job
 from models.organizations import ProvisioningJob, ProvisioningStep, SlugReservation
-from services.errors import Conflict, NotFound
+from services.errors import Conflict, DomainError, NotFound
 from services.organizations import steps as step_defs
 from services.organizations.accounts import slug_taken, slugify
 from services.organizations.steps import (
@@ -115,6 +115,8 @@ def _run_step(ctx: StepContext, definition: step_defs.Step, row: ProvisioningSte
         except StepSkipped as skipped:
             _update_step(row, status="skipped", error=str(skipped), finished_at=utcnow())
             return
+        except DomainError as error:  # the request is refused (a URL, a number): no retry helps
+            raise PermanentStepError(error.message) from error
         except TransientStepError as error:
             if row.attempts >= STEP_ATTEMPTS:
                 raise PermanentStepError(

@@ -34,7 +34,8 @@ from services.errors import Unprocessable
 from services.organizations import accounts
 from services.organizations.quotas import DEFAULT_PLAN, PLANS, plan_quotas
 from services.outbound import endpoints
-from services.outbound.addresses import AddressRefused, check_destination, check_url_syntax
+from services.outbound.addresses import AddressRefused, check_destination
+from services.outbound.endpoints import check_webhook_url
 from services.tokens import create_token, revoke_token
 from services.voice import deployments
 from services.workflows import ready
@@ -100,12 +101,12 @@ class StepContext:
 
 
 def _url_error(url: object) -> str | None:
-    """The outbound URL check a deployment or an EHR sync applies later, so provisioning never
-    accepts a URL a later step would refuse."""
+    """The outbound URL check a deployment or an EHR sync applies later (syntax and SSRF
+    guard), so provisioning never accepts a URL a later step would refuse."""
     if not isinstance(url, str):
         return "Must be an http(s) URL."
     try:
-        check_url_syntax(url)
+        check_webhook_url(url, what="URL")
     except Unprocessable as error:
         return error.message
     return None

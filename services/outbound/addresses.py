@@ -33,16 +33,21 @@ def check_url_syntax(url: str, field: str = "webhook_url") -> str:
             or parts.username or parts.password):
         raise Unprocessable("Must be an absolute http(s) URL without credentials.", field=field)
     try:
-        parts.port  # noqa: B018  (raises on a malformed port)
+        port = parts.port  # raises on a malformed port
     except ValueError as exc:
         raise Unprocessable("The URL's port is not valid.", field=field) from exc
+    if port == 0:
+        raise Unprocessable("The URL's port is not valid.", field=field)
     return url
 
 
 def is_forbidden(address: str) -> bool:
     ip = ipaddress.ip_address(address.split("%", 1)[0])
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.is_site_local:  # fec0::/10: deprecated, still routed inside some networks
+            return True
+        # An IPv4 address carried in IPv6 (mapped, or 6to4 through a gateway) is judged as itself.
+        ip = ip.ipv4_mapped or ip.sixtofour or ip
     return (ip.is_private or ip.is_loopback or ip.is_link_local or ip.is_multicast
             or ip.is_reserved or ip.is_unspecified or not ip.is_global
             or ip in METADATA_ADDRESSES)

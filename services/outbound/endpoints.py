@@ -19,13 +19,14 @@ ROTATION_OVERLAP = timedelta(hours=24)
 MAX_SIGNING_KEYS = 10
 
 
-def check_webhook_url(url: str, field: str = "webhook_url") -> str:
-    """Refuse, when it is saved, a URL that could not be called (syntax and SSRF guard)."""
+def check_webhook_url(url: str, field: str = "webhook_url", what: str = "webhook URL") -> str:
+    """Refuse, when it is saved, a URL this service would not call (syntax and SSRF guard);
+    also for the other URLs it calls out to (a FHIR server's)."""
     check_url_syntax(url, field)
     try:
         check_destination(url, bool(current_app.config.get("ALLOW_PRIVATE_WEBHOOK_URLS")))
     except AddressRefused as exc:
-        raise Unprocessable(f"The webhook URL is refused: {exc}.", field=field) from exc
+        raise Unprocessable(f"The {what} is refused: {exc}.", field=field) from exc
     return url
 
 

@@ -37,6 +37,7 @@ from models.workflows import (
     WorkflowExecution,
 )
 from services.errors import Conflict, NotFound
+from services.outbound.endpoints import check_webhook_url
 from services.tenancy import get_owned
 from services.usage import record_usage
 from services.workflows import nodes as node_runner
@@ -51,6 +52,8 @@ DEFAULT_APPROVAL_TITLE = "Approval required"
 # Definitions ---------------------------------------------------------------------------------
 
 def create_workflow(organization_id: str, data: Mapping[str, Any]) -> AgentWorkflow:
+    if data.get("fhir_base_url"):  # refused on save as at send time (SSRF guard, credentials)
+        check_webhook_url(data["fhir_base_url"], field="fhir_base_url", what="FHIR server URL")
     return AgentWorkflow.create(organization=organization_id, name=data["name"],
                                 description=data.get("description") or "",
                                 definition=data["definition"],

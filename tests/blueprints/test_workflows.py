@@ -523,3 +523,16 @@ def test_ready_workflows_are_seeded_once(api, fast_app, org):
         seed_ready_workflows(org.id)
     names = sorted(w["name"] for w in api("GET", "").json)
     assert names == ["Intake triage", "Post-visit documentation"]
+
+
+@pytest.mark.parametrize("url", ["http://169.254.169.254/fhir", "http://127.0.0.1:9/fhir",
+                                 "http://[::1]/fhir", "https://user:pw@93.184.215.14/fhir"])
+def test_a_fhir_url_this_service_would_not_call_is_422_on_save(make_app, org, make_token, url):
+    # Saved with 201 before (credentials echoed to every reader); refused only at send time.
+    client = make_app().test_client()
+    headers = bearer(make_token(org, "admin"))
+    response = client.post(BASE, headers=headers, json={
+        "name": "Flow", "fhir_base_url": url,
+        "definition": {"start": "done", "nodes": [node("done", "end")]}})
+    assert response.status_code == 422 and "fhir_base_url" in response.json["errors"]["json"]
+    assert client.get(BASE, headers=headers).json == []

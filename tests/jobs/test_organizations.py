@@ -250,16 +250,45 @@ def test_requested_voice_line_gets_its_deployment_and_webhook_endpoint(make_app)
 
 
 def test_fhir_server_on_a_private_address_is_refused_without_the_setting(make_app, fhir):
-    """The EHR check gets the webhooks' SSRF guard: a loopback FHIR URL fails provisioning
-    (compensated, nothing left active) unless ALLOW_PRIVATE_WEBHOOK_URLS is set."""
+    """The EHR URL gets the webhooks' SSRF guard: refused in the request (it was accepted with
+    202 and failed at step 13), and again when the step runs."""
     app = make_app(PROVISIONING_RETRY_DELAYS_S=FAST_RETRIES)
     client = app.test_client()
-    job_id = _provision(client, ehr={"fhir_base_url": fhir.base_url})
+    response = client.post("/api/organizations/provision", headers=PLATFORM, json={
+        "name": "Harbor", "admin_email": "a@harbor.example",
+        "ehr": {"fhir_base_url": fhir.base_url}})
+    assert response.status_code == 422
+    assert "address" in response.json["errors"]["json"]["ehr.fhir_base_url"][0]
+    with app.app_context():
+        assert ProvisioningJob.select().count() == 0
+
+    # Saved while private addresses were allowed, run after they are not: the step refuses
+    # it at once, as no retry can help (it was retried as a crash, with tracebacks).
+    permissive = make_app(PROVISIONING_RETRY_DELAYS_S=FAST_RETRIES,
+                          ALLOW_PRIVATE_WEBHOOK_URLS=True)
+    job_id = _provision(permissive.test_client(), ehr={"fhir_base_url": fhir.base_url})
     drain(app)
     body = _status(client, job_id)
     assert body["status"] == "failed"
-    failed = {s["name"]: s["error"] for s in body["steps"] if s["status"] == "failed"}
-    assert "address refused" in failed["configure_ehr_integration"]
+    failed = {s["name"]: s for s in body["steps"] if s["status"] == "failed"}
+    assert list(failed) == ["validate_request"] and "address" in body["error"]
+    assert failed["validate_request"]["attempts"] == 1
+
+
+def test_a_refused_step_fails_at_once_and_is_compensated(make_app, org):
+    # The line's number was taken by another organization after the request was accepted:
+    # the refusal was raised out of the job, which RQ then ran again with a traceback.
+    from services.voice.deployments import ensure_deployment
+
+    app = make_app(PROVISIONING_RETRY_DELAYS_S=FAST_RETRIES)
+    client = app.test_client()
+    job_id = _provision(client, slug="cedar", voice={"phone_number": "+15550100777"})
     with app.app_context():
-        organization = Organization.get_by_id(body["organization_id"])
-        assert organization.status == "failed"
+        ensure_deployment(org.id, name="Taken", phone_number="+15550100777", webhook_url=None)
+    drain(app)
+    body = _status(client, job_id)
+    assert body["status"] == "failed"
+    step = _step(body, "create_voice_deployment")
+    assert (step["status"], step["attempts"]) == ("failed", 1)
+    assert "another deployment" in step["error"]
+    assert _steps(body)["create_organization"] == "compensated"

@@ -227,13 +227,25 @@ def test_redeliver_sends_the_same_event_again(fast_app, endpoint, receiver):
 
 @pytest.mark.parametrize("address", ["127.0.0.1", "10.1.2.3", "192.168.0.1", "169.254.169.254",
                                      "::1", "::ffff:127.0.0.1", "fd00:ec2::254", "100.64.0.1",
-                                     "0.0.0.0"])
+                                     "0.0.0.0",
+                                     # 6to4 forms of internal IPv4 addresses, and site-local
+                                     # IPv6: were allowed.
+                                     "2002:7f00:1::", "2002:a9fe:a9fe::", "2002:c0a8:101::1",
+                                     "fec0::1"])
 def test_internal_addresses_are_forbidden(address):
     assert addresses.is_forbidden(address)
 
 
-def test_public_address_is_allowed():
-    assert not addresses.is_forbidden("93.184.215.14")
+@pytest.mark.parametrize("address", ["93.184.215.14", "2002:808:808::1", "::ffff:8.8.8.8",
+                                     "2606:4700::1111"])
+def test_public_address_is_allowed(address):
+    assert not addresses.is_forbidden(address)
+
+
+@pytest.mark.parametrize("url", ["https://8.8.8.8:0/h", "http://93.184.215.14:0/"])
+def test_port_zero_is_refused(url):
+    with pytest.raises(Unprocessable):
+        addresses.check_url_syntax(url)
 
 
 def test_private_url_is_refused_on_save(app, org, receiver):
