@@ -79,8 +79,13 @@ def tokens_create(org_id: str | None, platform: bool, scopes: tuple[str, ...], n
     if platform == bool(org_id):
         raise click.UsageError("Give exactly one of --org ID or --platform.")
     with db.connection_context():
-        if org_id and organizations.get_organization(org_id) is None:
+        organization = organizations.get_organization(org_id) if org_id else None
+        if org_id and organization is None:
             raise click.ClickException(f"no organization {org_id}")
+        if organization is not None and organization.status == "failed":
+            # Its provisioning was undone: a token would make it a half-active organization.
+            raise click.ClickException(f"organization {org_id} failed provisioning; "
+                                       "it takes no tokens")
         try:
             row, token = tokens.create_token(
                 None if platform else org_id, list(scopes), name=name,

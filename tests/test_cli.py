@@ -139,3 +139,15 @@ def test_tokens_revoke_makes_the_token_401(app, client):
 def test_revoking_an_unknown_token_fails(app):
     result = run(app, "tokens", "revoke", "tok_doesnotexist")
     assert result.exit_code != 0
+
+
+def test_an_organization_whose_provisioning_failed_takes_no_token(app):
+    # Before, a token made here gave full access to the undone organization.
+    org_id = create_org(app)
+    Organization.update(status="failed").where(Organization.id == org_id).execute()
+    result = run(app, "tokens", "create", "--org", org_id, "--scope", "admin")
+    assert result.exit_code != 0 and "failed provisioning" in result.output
+    from models.tokens import ApiToken
+
+    assert ApiToken.select().where(ApiToken.organization == org_id,
+                                   ApiToken.revoked_at.is_null()).count() == 1
