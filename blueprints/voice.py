@@ -28,6 +28,7 @@ from web.api import PUBLIC, ListPage
 from web.auth import audit_access, current_org_id, require
 from web.blueprint import Blueprint
 from web.idempotency import idempotent
+from web.limits import count_refused_signature
 
 blp = Blueprint("voice", __name__, url_prefix="/api/voice",
                 description="Voice intake lines, the platform's server messages, call state.")
@@ -54,6 +55,7 @@ def _verified_payload():
         verify(secret, raw, request.headers.get(signature_header),
                request.headers.get(timestamp_header))
     except SignatureInvalid as exc:
+        count_refused_signature(current_app)
         abort(401, message=f"Invalid voice webhook signature: {exc}.")
     try:
         return raw, json_input.loads(raw, replace_lone_surrogates=True)

@@ -88,8 +88,8 @@ class RateLimits:
         limit."""
         if request.method == "POST" and request.path in VOICE_WEBHOOK_PATHS:
             # The voice platform posts every event of every call from a few addresses (hundreds
-            # a second on a busy line); those requests are authenticated by HMAC and an
-            # unsigned one is refused before any work, so a limit would only drop real calls.
+            # a second on a busy line); those requests are authenticated by HMAC, so a limit
+            # would only drop real calls. A failed signature is counted (`refused_signature`).
             return
         # A path no route serves counts under one name: a scanner's random paths add up.
         scope = request.endpoint or "unrouted"
@@ -103,6 +103,16 @@ class RateLimits:
             if not self._hit(item, key, scope):
                 raise TooManyRequests(f"Rate limit exceeded: {item}.",
                                       retry_after=self._seconds_to_reset(item, key, scope))
+
+    def refused_signature(self) -> None:
+        """Count a request whose signature failed against its address's limit for requests
+        without a valid credential; raise 429 past it (guesses at a webhook's secret)."""
+        address = request.remote_addr or "unknown"
+        for item in sorted(self.per_address):
+            if not self._hit(item, address, "refused-signature"):
+                raise TooManyRequests(
+                    f"Rate limit exceeded: {item}.",
+                    retry_after=self._seconds_to_reset(item, address, "refused-signature"))
 
     def _seconds_to_reset(self, item: RateLimitItem, key: str, scope: str) -> int:
         try:
@@ -118,3 +128,10 @@ def init_app(app: Flask) -> None:
     limits = RateLimits(app)
     app.before_request(limits.check)
     app.extensions["cws_limits"] = limits
+
+
+def count_refused_signature(app: Flask) -> None:
+    """`RateLimits.refused_signature` where limits are enabled."""
+    limits = app.extensions.get("cws_limits")
+    if limits is not None:
+        limits.refused_signature()

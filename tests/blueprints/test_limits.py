@@ -127,3 +127,21 @@ def test_signed_voice_messages_are_not_limited_per_address(make_app):
     assert statuses == [200] * 6
     health = [client.get("/api/voice/webhook/health").status_code for _ in range(4)]
     assert health == [200, 200, 200, 429]
+
+
+def test_voice_messages_with_a_wrong_signature_are_limited_per_address(make_app):
+    # Guesses at the webhook's secret were never limited: 1,400 in 3 s all answered 401.
+    from tests.fakes.voice_platform import Call, body_of, sign
+
+    client = limited_client(make_app, RATELIMIT_PER_IP="3 per minute",
+                            VOICE_WEBHOOK_SECRET="limits-secret")
+    body = body_of(Call("call-guess").status("in-progress", 0))
+    guesses = [client.post("/api/voice/webhook", data=body, headers={
+        "Content-Type": "application/json",
+        "service-voice-signature": sign("a-guess", body)}) for _ in range(5)]
+    assert [g.status_code for g in guesses] == [401, 401, 401, 429, 429]
+    assert int(guesses[-1].headers["Retry-After"]) >= 1
+    # The platform's own signed messages still pass.
+    signed = client.post("/api/voice/webhook", data=body, headers={
+        "Content-Type": "application/json", "service-voice-signature": sign("limits-secret", body)})
+    assert signed.status_code == 200
