@@ -32,3 +32,13 @@ def record(ctx: AuditContext, action: str, resource_type: str,
 def record_list(entry: AuditEntry, resource_ids: Sequence[str]) -> None:
     """A list's one row naming every record it returned (nothing for an empty page)."""
     insert_list(entry, resource_ids)
+
+
+def by_worker(organization_id: str) -> AuditContext:
+    """The context of a write a worker makes on its own (no request, no token): the actor is
+    "system" and the job is named where the request id would be."""
+    from rq import get_current_job
+
+    job = get_current_job()
+    return AuditContext(actor="system", organization_id=organization_id, ip=None,
+                        request_id=f"job:{job.id}" if job else None)

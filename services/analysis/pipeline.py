@@ -14,6 +14,7 @@ from typing import Any
 from models.analyses import SessionAnalysis
 from models.base import db, utcnow
 from models.sessions import TherapySession
+from services import audit
 from services.analysis import crisis, moderation, rules
 from services.analysis.llm import (
     LLMAnalysisError,
@@ -28,6 +29,8 @@ from services.tenancy import get_owned
 from services.usage import record_usage
 
 RULES_MODEL = "cws-rules-1"
+SOURCE_API = "api"
+AUDIT_RESOURCE = "session_analysis"
 PROVIDER_OPENAI, PROVIDER_RULES = "openai", "rules"
 
 
@@ -144,6 +147,9 @@ def store(organization_id: str, computed: ComputedAnalysis, session: TherapySess
         if session is not None:
             (TherapySession.update(latest_analysis_id=analysis.id, updated_at=utcnow())
              .where(TherapySession.id == session.id).execute())
+        if source != SOURCE_API:  # a worker's write: no request's audit row covers it
+            audit.record(audit.by_worker(organization_id), "create", AUDIT_RESOURCE,
+                         [analysis.id])
     return analysis
 
 

@@ -97,6 +97,13 @@ def test_stop_completes_session_and_worker_stores_the_analysis(client, auth, run
     analysis = client.get(f"/api/therapy-sessions/{session_id}/analysis", headers=auth).json
     assert analysis["analysis_id"] == state["latest_analysis_id"]
     assert analysis["riskAssessment"]["level"] in ("high", "imminent")
+    # The worker's write of patient data is audited as the system's, naming its job (it left
+    # no audit row).
+    from models.audit import AuditEvent
+
+    row = AuditEvent.get(AuditEvent.resource_id == analysis["analysis_id"])
+    assert (row.actor, row.action, row.resource_type) == ("system", "create", "session_analysis")
+    assert row.request_id.startswith("job:") and row.organization_id
 
 
 def test_chunks_after_stop_are_conflict(client, auth):
