@@ -45,7 +45,7 @@ FHIR_VERSION_PREFIX = "4.0."
 ADMIN_SCOPES = ["admin"]
 DEFAULT_SETTINGS: dict[str, Any] = {
     "sessions": {"default_duration_minutes": 50},
-    "notes": {"default_template": "builtin_soap"},
+    "notes": {"default_template": "tpl_builtin_soap"},
     "analysis": {"redact_identifiers": True},
     "retention": {"audit_log_days": 2190},
 }
@@ -355,7 +355,7 @@ def _fail_organization(ctx: StepContext, output: dict) -> None:
     """The organization stays, `failed`, under a slug of its own so that the requested one
     is free again."""
     organization_id = output["organization_id"]
-    (Organization.update(status="failed", slug=f"failed-{organization_id}",
+    (Organization.update(status="failed", slug="failed-" + organization_id.replace("_", "-"),
                          updated_at=utcnow())
      .where(Organization.id == organization_id).execute())
 

@@ -4,6 +4,7 @@ compensation on permanent failure."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import time
 
@@ -110,6 +111,10 @@ def test_provisioning_runs_sixteen_steps_and_gives_a_working_token(
     assert (org["status"], org["plan"], org["timezone"]) == ("active", "starter",
                                                              "America/New_York")
     assert org["settings"]["ehr"]["fhir_version"] == "4.0.1"
+    # The default note template is named by a template's id (it was "builtin_soap").
+    template = org["settings"]["notes"]["default_template"]
+    listed = client.get("/api/templates?page_size=100", headers=bearer(token)).json
+    assert template in [t["id"] for t in listed]
     assert org["settings"]["billing"]["customer_id"] in fake_stripe.customers
     assert org["quotas"]["limits"]["session_analyses"] == 200
     assert fhir.requests[0]["path"] == "/fhir/metadata"
@@ -178,6 +183,7 @@ def test_unreachable_fhir_server_fails_and_compensates(make_app):
 
     organization = Organization.get_by_id(body["organization_id"])
     assert organization.status == "failed" and organization.slug != "harbor"
+    assert re.fullmatch(r"[a-z0-9-]+", organization.slug)  # the slug rule (it held an "_")
     assert not SlugReservation.select().where(SlugReservation.slug == "harbor").exists()
     token = ApiToken.get(ApiToken.organization == organization.id)
     assert token.revoked_at is not None

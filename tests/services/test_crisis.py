@@ -374,6 +374,16 @@ def test_floor_never_lowers_and_reaches_the_floor(model_level, assessment):
         assert result["level"] == model_level
 
 
+@pytest.mark.parametrize("summary, expected", [
+    ("ok", "ok. Risk level raised from low to high"),
+    ("Calm session.", "Calm session. Risk level raised from low to high"),
+    ("", "Risk level raised from low to high")])
+def test_the_raise_is_a_sentence_of_its_own_after_the_models_summary(summary, expected):
+    # It ran on: "ok Risk level raised from low to …".
+    risk = {"level": "low", "summary": summary, "factors": []}
+    assert apply_safety_floor(risk, HIGH_CRISIS)["summary"].startswith(expected)
+
+
 @pytest.mark.parametrize("bad_level", [None, "", "severe", "HIGHEST", 3, ["high"]])
 def test_unknown_level_becomes_floor_or_moderate(bad_level):
     risk = {"level": bad_level, "summary": "s", "factors": []}

@@ -169,7 +169,10 @@ def apply_safety_floor(risk: dict, assessment: CrisisAssessment) -> dict:
         reason = "crisis language was detected" if assessment.level else \
             "the patient said things a clinician should follow up"
         note = f"Risk level raised from {current} to {level} because {reason}."
-        summary = f"{summary.rstrip()} {note}".strip()
+        summary = summary.rstrip()
+        if summary and summary[-1] not in ".!?":
+            summary += "."  # the model's summary may end without a full stop
+        summary = f"{summary} {note}".strip()
     result["summary"] = summary
     return result
 
