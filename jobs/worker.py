@@ -9,7 +9,7 @@ import socket
 
 from flask import Flask
 from redis import Redis
-from rq import Worker
+from rq import Worker, worker_registration
 from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
 from rq.job_lifecycle import call_exception_handlers
@@ -162,6 +162,7 @@ class AppWorker(Worker):
             jobqueue.fail(record, error)
 
     def run_maintenance_tasks(self) -> None:
+        self.register_again_if_lost()
         super().run_maintenance_tasks()
         reap_abandoned(self.queues, self.connection)
         with self.app.app_context():
@@ -170,6 +171,23 @@ class AppWorker(Worker):
                 jobqueue.sweep()
             finally:
                 db.close()
+
+
+    def register_again_if_lost(self) -> bool:
+        """Redis restarted empty (or flushed) forgets every worker, and RQ registers a worker
+        only at its birth: the dashboard and the queue statistics then showed none while this
+        one kept working. Write the record and the registration again."""
+        if (self.connection.sismember(self.redis_workers_keys, self.key)
+                and self.connection.hexists(self.key, "birth")):
+            return False
+        with self.connection.pipeline() as pipeline:
+            pipeline.hset(self.key, mapping={**self.serialize(), "state": self.get_state()})
+            worker_registration.register(self, pipeline)
+            pipeline.expire(self.key, self.worker_ttl + 60)
+            pipeline.execute()
+        logger.warning("worker %s was not registered in Redis (emptied?): registered again",
+                       self.name)
+        return True
 
 
 def _error_summary(job: Job) -> str:

@@ -481,6 +481,31 @@ def test_queue_stats_count_a_starting_worker_as_neither_busy_nor_idle(api, fast_
         worker.register_death()
 
 
+def test_a_worker_that_redis_forgot_is_registered_again_by_its_maintenance(api, fast_app):
+    # Redis restarted empty (or flushed) forgets every worker; RQ registers one only at its
+    # birth, so the statistics showed none for good while it kept taking jobs.
+    from rq.worker import WorkerStatus
+
+    from jobs.queue import QUEUE_NAMES, get_queue
+    from jobs.worker import AppWorker
+
+    connection = fast_app.extensions["redis"]
+    with fast_app.app_context():
+        worker = AppWorker([get_queue(name, connection) for name in QUEUE_NAMES],
+                           connection=connection, app=fast_app)
+    worker.register_birth()
+    try:
+        worker.set_state(WorkerStatus.IDLE)
+        assert api("GET", "/queue/stats").json["workers"]["total"] == 1
+        connection.flushdb()
+        assert api("GET", "/queue/stats").json["workers"]["total"] == 0
+        worker.run_maintenance_tasks()
+        assert api("GET", "/queue/stats").json["workers"] == {"total": 1, "busy": 0, "idle": 1}
+        assert not worker.register_again_if_lost()  # registered: nothing to do
+    finally:
+        worker.register_death()
+
+
 def test_queue_stats_leave_out_killed_and_silent_workers(api, fast_app):
     # A SIGKILLed worker's record stays in Redis for minutes: it was counted (busy or idle)
     # for as long, beside the live ones.
