@@ -21,8 +21,9 @@ class AnalyzeSession(MethodView):
     @require("analysis:run")
     @blp.arguments(AnalyzeSessionSchema)
     @blp.response(200, AnalysisSchema)
-    @blp.alt_response(502, description="The model failed or answered unparseable output twice")
-    @blp.alt_response(504, description="The model did not answer in time")
+    @blp.alt_response(502, response="DEFAULT_ERROR",
+                      description="The model failed or answered unparseable output twice")
+    @blp.alt_response(504, response="DEFAULT_ERROR", description="The model did not answer in time")
     def post(self, body):
         """Analyse a session transcript (tasks, summary, risk, findings, plan)"""
         org_id = current_org_id()

@@ -61,6 +61,7 @@ class Workflows(MethodView):
 class QueueStats(MethodView):
     @require("workflows:read")
     @blp.response(200, QueueStatsSchema)
+    @blp.alt_response(503, response="DEFAULT_ERROR", description="Redis is unavailable")
     def get(self):
         """Jobs per queue and registry, and workers busy or idle"""
         connection = get_redis()

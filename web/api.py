@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 
 import marshmallow as ma
+import redis
 from flask import Flask, send_from_directory
 from flask_smorest import Api, Page
 from flask_smorest.error_handler import ErrorSchema as BaseErrorSchema
@@ -21,6 +23,8 @@ from services.errors import (
     UpstreamFailure,
 )
 from web.auth import audit_entry
+
+logger = logging.getLogger(__name__)
 
 API_TITLE = "Clinical Workflow Service"
 API_VERSION = "1.0.0"
@@ -177,4 +181,15 @@ def init_app(app: Flask) -> ServiceApi:
             error_class, lambda e, code=code: _domain_error_payload(e, code))
     app.register_error_handler(
         UpstreamFailure, lambda e: _domain_error_payload(e, e.status))
+    for redis_error in (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError):
+        app.register_error_handler(redis_error, _queue_unavailable)
     return api
+
+
+def _queue_unavailable(error: Exception):
+    # What reads Redis itself (the queue statistics) while it is down or silent; writes do
+    # not get here: their jobs are stored in the database and pushed once Redis is back.
+    logger.warning("redis error: %s", type(error).__name__)
+    body = {"code": 503, "status": "Service Unavailable",
+            "message": "The job queue (Redis) is unavailable; try again shortly."}
+    return body, 503, {"Retry-After": "1"}

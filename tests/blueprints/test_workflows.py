@@ -561,3 +561,11 @@ def test_a_fhir_url_this_service_would_not_call_is_422_on_save(make_app, org, ma
         "definition": {"start": "done", "nodes": [node("done", "end")]}})
     assert response.status_code == 422 and "fhir_base_url" in response.json["errors"]["json"]
     assert client.get(BASE, headers=headers).json == []
+
+
+def test_queue_stats_while_redis_is_down_are_503_in_the_error_shape(make_app, org, make_token):
+    # They were a 500 "internal error" with a traceback in the log.
+    client = make_app(REDIS_URL="redis://127.0.0.1:1/0").test_client()
+    response = client.get(BASE + "/queue/stats", headers=bearer(make_token(org, "admin")))
+    assert response.status_code == 503 and response.headers["Retry-After"] == "1"
+    assert response.json["code"] == 503 and "Redis" in response.json["message"]
