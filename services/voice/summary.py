@@ -52,7 +52,8 @@ def build_content(call: VoiceCall) -> dict:
         "screeners": [{"screener": r.screener, "score": r.score, "severity": r.severity,
                        "completed_at": iso(r.completed_at)}
                       for r in screener_results(call) if r.completed_at],
-        "risk": {"risk_band": call.risk_band or "low",
+        # As on the call: null until a signal raises it (no crisis signal is not an assessment).
+        "risk": {"risk_band": call.risk_band,
                  "escalation": None if escalation is None else {
                      "escalation_id": escalation.id, "risk_band": escalation.risk_band,
                      "source": escalation.source, "reason": escalation.reason,

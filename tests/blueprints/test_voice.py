@@ -220,6 +220,8 @@ def test_whole_intake_call(client, auth, deployment, receiver, run_worker, org):
     packet = client.get(summary_path, headers=auth)
     assert packet.status_code == 200
     assert packet.json["content"]["screeners"][0]["severity"] == "mild"
+    # The packet's risk band is the call's (it said "low" where the call says none).
+    assert packet.json["content"]["risk"]["risk_band"] is state["risk_band"] is None
     assert packet.json["content"]["details"]["reason_for_visit"] == "low mood"
     assert packet.json["content"]["platform_summary"] == "Caller completed intake."
     metered = {e.metric: e.quantity for e in UsageEvent.select().where(
