@@ -41,3 +41,10 @@ class OrjsonProvider(DefaultJSONProvider):
 
 def init_app(app: Flask) -> None:
     app.json = OrjsonProvider(app)
+
+    @app.after_request
+    def _no_content_has_no_type(response: Response) -> Response:
+        # A 204 has no body, so no media type (it was sent as application/json).
+        if response.status_code == 204:
+            response.headers.pop("Content-Type", None)
+        return response

@@ -63,6 +63,13 @@ def test_a_line_number_with_spaces_and_brackets_is_stored_as_e164(client, auth, 
                         json={"phone_number": "000"}).status_code == 422
 
 
+def test_a_deleted_deployment_answers_204_with_no_body_and_no_media_type(client, auth,
+                                                                           deployment):
+    response = client.delete(f"/api/voice/deployments/{deployment['id']}", headers=auth)
+    assert response.status_code == 204 and response.data == b""
+    assert "Content-Type" not in response.headers
+
+
 def post(client, message, secret=SECRET, path="/api/voice/webhook", timestamp=None,
          signature=None):
     body = body_of(message)
