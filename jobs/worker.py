@@ -164,10 +164,11 @@ class AppWorker(Worker):
     def run_maintenance_tasks(self) -> None:
         self.register_again_if_lost()
         super().run_maintenance_tasks()
-        reap_abandoned(self.queues, self.connection)
+        spent = reap_abandoned(self.queues, self.connection)
         with self.app.app_context():
             db.connect(reuse_if_open=True)
             try:
+                fail_abandoned(spent)
                 jobqueue.sweep()
             finally:
                 db.close()
@@ -177,9 +178,10 @@ class AppWorker(Worker):
         """Redis restarted empty (or flushed) forgets every worker, and RQ registers a worker
         only at its birth: the dashboard and the queue statistics then showed none while this
         one kept working. Write the record and the registration again."""
-        if (self.connection.sismember(self.redis_workers_keys, self.key)
+        if self.birth_date is None or (
+                self.connection.sismember(self.redis_workers_keys, self.key)
                 and self.connection.hexists(self.key, "birth")):
-            return False
+            return False  # not started yet, or registered
         with self.connection.pipeline() as pipeline:
             pipeline.hset(self.key, mapping={**self.serialize(), "state": self.get_state()})
             worker_registration.register(self, pipeline)
@@ -210,9 +212,10 @@ def run_worker(app: Flask, burst: bool = False, queues: list[str] | None = None)
         names = queues or list(jobqueue.QUEUE_NAMES)
         worker = AppWorker([jobqueue.get_queue(n, connection) for n in names],
                            connection=connection, app=app)
-        reap_abandoned(worker.queues, connection)
+        spent = reap_abandoned(worker.queues, connection)
         db.connect(reuse_if_open=True)
         try:
+            fail_abandoned(spent)
             # Anything Redis lost while no worker was running goes back on the queue first.
             jobqueue.sweep(older_than_s=0 if burst else None)
         finally:
@@ -235,9 +238,10 @@ def _worker_is_gone(name: str | None, connection: Redis, hostname: str) -> bool:
 def reap_abandoned(queues: list[Queue], connection: Redis) -> list[str]:
     """Put the started jobs of dead workers back on their queue now, rather than after the dead
     worker's heartbeat expires (90 s or more). A job with no retry left goes to RQ's own
-    abandoned-job handling (failed; `sweep` then runs the job's on_failure)."""
+    abandoned-job handling (failed); its id is returned for `fail_abandoned`."""
     hostname = socket.gethostname()
     reaped: list[str] = []
+    spent_ids: list[str] = []
     for queue in queues:
         registry = queue.started_job_registry
         spent = []
@@ -256,12 +260,23 @@ def reap_abandoned(queues: list[Queue], connection: Redis) -> list[str]:
                 job.retries_left -= 1
                 queue.enqueue_job(job)
                 connection.zrem(registry.key, member)
+                reaped.append(job_id)
             else:
                 spent.append(member)
-            reaped.append(job_id)
+                spent_ids.append(job_id)
         if spent:
             connection.zadd(registry.key, dict.fromkeys(spent, 0))
             registry.cleanup()
     if reaped:
         logger.warning("re-queued %s job(s) of dead workers", len(reaped))
-    return reaped
+    return spent_ids
+
+
+def fail_abandoned(job_ids: list[str]) -> None:
+    """A dead worker's job with no retry left fails now, through its domain's on_failure (a
+    webhook attempt marked abandoned and its next attempt scheduled), rather than when the
+    sweep next looks at rows untouched for JOB_SWEEP_AFTER_S (a minute and more later)."""
+    for job_id in job_ids:
+        record = JobRecord.get_or_none(JobRecord.id == job_id)
+        if record is not None and record.status in jobqueue.OPEN_JOB_STATUSES:
+            jobqueue.fail(record, "worker died while running the job")

@@ -38,3 +38,39 @@ def test_job_of_a_killed_worker_is_retried_and_completes_once(make_app, app_conf
     assert (record.status, record.attempts) == ("succeeded", 2)
     done = UsageEvent.select().where(UsageEvent.organization == org.id)
     assert [e.details["label"] for e in done] == ["done"]
+
+
+def test_a_killed_workers_job_with_no_retry_left_fails_at_the_next_maintenance(
+        make_app, app_config, org):
+    # Its on_failure (a webhook attempt marked abandoned, the next one scheduled) waited for
+    # the sweep of rows untouched for JOB_SWEEP_AFTER_S: a minute and more after the death.
+    from jobs.queue import QUEUE_NAMES
+    from jobs.worker import AppWorker
+    from tests.jobs.sample_jobs import note_failure
+
+    app = make_app(JOB_SWEEP_AFTER_S=AFTER_HEARTBEATS_S)
+    jid = job_id("slow", org.id, 2)
+    with app.app_context():
+        enqueue(slow_first_attempt, org.id, "once", id=jid, max_attempts=1,
+                on_failure=note_failure)
+    worker = start_worker(app_config)
+    try:
+        wait_for(lambda: JobRecord.get_by_id(jid).status == "started")
+    finally:
+        os.killpg(worker.pid, signal.SIGKILL)
+        worker.wait()
+
+    connection = app.extensions["redis"]
+    with app.app_context():
+        survivor = AppWorker([get_queue(name, connection) for name in QUEUE_NAMES],
+                             connection=connection, app=app)
+    survivor.register_birth()
+    try:
+        survivor.run_maintenance_tasks()
+    finally:
+        survivor.register_death()
+
+    record = JobRecord.get_by_id(jid)
+    assert (record.status, record.last_error) == ("failed", "worker died while running the job")
+    noted = UsageEvent.select().where(UsageEvent.metric == "webhook_deliveries")
+    assert [e.details["label"] for e in noted] == ["once"]

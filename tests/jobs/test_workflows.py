@@ -44,8 +44,9 @@ def test_step_of_a_killed_worker_is_requeued_and_completes_once(make_app, app_co
 
 
 def test_ehr_sync_to_a_private_address_is_refused_without_the_setting(make_app, run_worker):
-    """The FHIR server gets the webhooks' SSRF guard: a loopback URL fails the node unless
-    ALLOW_PRIVATE_WEBHOOK_URLS is set, and nothing is sent."""
+    """The FHIR server gets the webhooks' SSRF guard at send time too: a loopback URL (here
+    the organization's, saved outside the API) fails the node unless ALLOW_PRIVATE_WEBHOOK_URLS
+    is set, and nothing is sent. A workflow's own URL is refused when saved (422)."""
     from tests.fakes.fhir_server import FakeFhirServer
 
     app = make_app(JOB_RETRY_INTERVALS_S=[0, 0, 0])
@@ -59,8 +60,15 @@ def test_ehr_sync_to_a_private_address_is_refused_without_the_setting(make_app, 
         definition = {"start": "sync", "nodes": [
             {"id": "sync", "type": "ehr_sync", "config": {}, "next": "done"},
             {"id": "done", "type": "end", "config": {}, "next": None}]}
+        refused = client.post("/api/agent-workflows", headers=headers, json={
+            "name": "Sync", "definition": definition, "fhir_base_url": fhir.base_url})
+        assert refused.status_code == 422
+        from models.organizations import Organization
+
+        Organization.update(settings={"ehr": {"fhir_base_url": fhir.base_url}}).where(
+            Organization.id == org.id).execute()
         workflow = client.post("/api/agent-workflows", headers=headers, json={
-            "name": "Sync", "definition": definition, "fhir_base_url": fhir.base_url}).json
+            "name": "Sync", "definition": definition}).json
         execution = client.post(f"/api/agent-workflows/{workflow['id']}/executions",
                                 headers=headers, json={"input": {}}).json
         run_worker()
