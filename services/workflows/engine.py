@@ -251,6 +251,9 @@ def _record_error(execution_id: str, node: Mapping[str, Any], error: str, durati
                   fail: bool) -> None:
     with db.atomic():
         execution = _locked(execution_id)
+        if _cancelled_while_running(execution, node["id"]):
+            _trace(execution, "error", node, duration_ms, error[:MAX_ERROR_CHARS])
+            return
         if not _is_current(execution, node["id"]):
             return
         _apply_error(execution, node, error[:MAX_ERROR_CHARS], duration_ms, fail)
@@ -269,9 +272,24 @@ def _finish(execution_id: str, node: Mapping[str, Any], result: NodeResult,
             duration_ms: int) -> str:
     with db.atomic():
         execution = _locked(execution_id)
+        if _cancelled_while_running(execution, node["id"]):
+            # What the step did outside (a bundle written, an event sent) stays done: the
+            # trace says so, the output is not used.
+            _trace(execution, "complete", node, duration_ms, CANCELLED_WHILE_RUNNING)
+            return "discarded"
         if not _is_current(execution, node["id"]):
-            return "discarded"  # cancelled meanwhile, or a duplicate delivery got here first
+            return "discarded"  # a duplicate delivery got here first
         return _apply(execution, node, result, duration_ms)
+
+
+CANCELLED_WHILE_RUNNING = ("finished after the execution was cancelled; its output was not "
+                           "used")
+
+
+def _cancelled_while_running(execution: WorkflowExecution | None, node_id: str) -> bool:
+    return (execution is not None and execution.status == "cancelled"
+            and execution.current_node == node_id
+            and node_id not in execution.completed_nodes)
 
 
 def _apply(execution: WorkflowExecution, node: Mapping[str, Any], result: NodeResult,

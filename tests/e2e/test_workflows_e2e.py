@@ -186,3 +186,22 @@ def test_a_failed_sync_logs_no_secret_from_the_fhir_address(clinic, service):
     assert line["level"] == "WARNING" and "Traceback" not in json.dumps(line)
     assert line["message"].endswith("workflows): FHIR server unreachable: ConnectionError")
     assert secret not in logged
+
+
+def test_a_step_that_ends_after_a_cancel_is_shown_in_the_trace(clinic, fhir):
+    # The cancel is answered at once; the sync already sent goes on. Its end was missing from
+    # the trace, which stopped at "sync start" while the bundle was written.
+    workflow = _workflow(clinic, fhir, {"start": "analyze", "nodes": [
+        node("analyze", "analyze_session", "sync"), node("sync", "ehr_sync")]})
+    fhir.delay_next(3)
+    seen = len(fhir.requests)
+    execution_id = _start(clinic, workflow, {"transcript": TRANSCRIPT})
+    fhir.wait_for_requests(seen + 1, timeout_s=60)
+    cancelled = clinic.call("POST", f"{BASE}/executions/{execution_id}/cancel")
+    assert cancelled.status_code == 200 and cancelled.json()["status"] == "cancelled"
+    body = clinic.wait_for(f"{BASE}/executions/{execution_id}",
+                           lambda b: b["execution_trace"][-1]["event"] != "start", timeout_s=30)
+    last = body["execution_trace"][-1]
+    assert (last["node_id"], last["event"]) == ("sync", "complete")
+    assert "after the execution was cancelled" in last["error"]
+    assert body["status"] == "cancelled" and "sync" not in body["state"]
