@@ -53,7 +53,8 @@ def handle(payload: Any, raw: bytes, public_base_url: Callable[[], str]) -> dict
         if kind == "function-call":
             name, args = messages.function_call(message)
             stamp = messages.timestamp_ms(message)
-            answer = _tool_call(call, platform_id, f"fn-{stamp}" if stamp else None, name, args)
+            key = f"fn-{stamp}-{messages.function_call_digest(message)}" if stamp else None
+            answer = _tool_call(call, platform_id, key, name, args)
             return {"result": answer.get("result", answer.get("error"))}
         if not fresh or call is None:
             return {}

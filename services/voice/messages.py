@@ -170,11 +170,26 @@ def dedup_key(message: dict, kind: str, raw: bytes) -> str:
     stamp = timestamp_ms(message)
     if stamp is None:
         return f"{call_id(message)}:{kind}:sha256:{hashlib.sha256(raw).hexdigest()}"
+    # Two messages of a kind can share a millisecond: what they say tells them apart (two
+    # finals, "ringing" then "in-progress", two different function calls).
     suffix = ""
     if kind == "transcript":
-        # Two finals can share a millisecond; the text tells them apart.
-        suffix = ":" + hashlib.sha256(str(message.get("transcript")).encode()).hexdigest()[:16]
+        suffix = ":" + _digest(str(message.get("transcript")))
+    elif kind == "status-update":
+        suffix = ":" + str(message.get("status"))[:40]
+    elif kind == "function-call":
+        suffix = ":" + function_call_digest(message)
     return f"{call_id(message)}:{kind}:{stamp}{suffix}"[:300]
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def function_call_digest(message: dict) -> str:
+    """The function and its arguments, as one short digest."""
+    name, args = function_call(message)
+    return _digest(json.dumps([name, args], sort_keys=True, default=str))
 
 
 def end_report(message: dict) -> dict:

@@ -264,6 +264,28 @@ def test_a_screener_submitted_again_with_other_answers_is_refused(client, auth, 
     assert [(s["score"], s["severity"]) for s in state["screeners"]] == [(22, "severe")]
 
 
+def test_two_different_messages_in_one_millisecond_are_both_applied(client, auth, deployment):
+    # Same call, type and millisecond was a duplicate whatever it said: the crisis report after
+    # a details call got the details' stored answer and never ran; "in-progress" after
+    # "ringing" was dropped.
+    call = Call("call-same-ms")
+    post(client, call.status("ringing", 1))
+    post(client, call.status("in-progress", 1))
+    details = post(client, call.message("function-call", 2, functionCall={
+        "name": "save_intake_details", "parameters": {"name": "Ann"}})).json
+    crisis = post(client, call.message("function-call", 2, functionCall={
+        "name": "report_crisis", "parameters": {"risk_band": "high",
+                                                "reason": "caller said she has a plan"}})).json
+    assert json.loads(details["result"]) == {"saved": ["name"]}
+    assert "escalation_id" in json.loads(crisis["result"])
+    again = post(client, call.message("function-call", 2, functionCall={
+        "name": "report_crisis", "parameters": {"risk_band": "high",
+                                                "reason": "caller said she has a plan"}})).json
+    assert again == crisis  # the same message again is still a duplicate
+    state = client.get("/api/voice/webhook/call/call-same-ms", headers=auth).json
+    assert state["status"] == "in-progress" and state["risk_band"] == "high"
+
+
 def test_replayed_call_changes_nothing_and_emits_nothing_twice(client, auth, deployment,
                                                                receiver, run_worker):
     first = _whole_call(client, Call("call-2"))
