@@ -85,7 +85,9 @@ def respond(message: dict, base_url: str) -> dict:
         "model": {**MODEL, "messages": [{"role": "system", "content": SYSTEM_PROMPT.format(
             clinic=clinic, screeners=", ".join(s.upper() for s in screeners))}],
                   "tools": _tools(server_url, screeners)},
-        "serverUrl": server_url,
+        # The platform's current assistant schema: `server.url` (the older top-level
+        # `serverUrl` is gone from it), as the tools above name their server.
+        "server": {"url": server_url},
         "serverMessages": SERVER_MESSAGES,
         "metadata": {"deployment_id": deployment.id},
     }}

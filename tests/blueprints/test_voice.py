@@ -582,7 +582,8 @@ def test_assistant_request_returns_the_lines_assistant(client, deployment, path)
     assert response.status_code == 200
     assistant = response.json["assistant"]
     assert assistant["metadata"] == {"deployment_id": deployment["id"]}
-    assert assistant["serverUrl"] == "https://cws.clinic.example/api/voice/webhook"
+    assert assistant["server"] == {"url": "https://cws.clinic.example/api/voice/webhook"}
+    assert "serverUrl" not in assistant  # not in the platform's current assistant schema
     prompt = assistant["model"]["messages"][0]["content"]
     assert "988" in prompt and "911" in prompt
     names = [t["function"]["name"] for t in assistant["model"]["tools"]]
