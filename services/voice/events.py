@@ -7,13 +7,17 @@ from models.voice import VoiceCall, VoiceDeployment
 from services.outbound.delivery import emit
 
 
-def emit_for_call(call: VoiceCall, event: str, fields: dict, slug: str) -> None:
+def emit_for_call(call: VoiceCall, event: str, fields: dict, slug: str,
+                  ordered: bool = True) -> None:
     """Emit once per call and `slug` (the event id is derived from both); the call's events
-    share its ordering key, so they reach the clinic in order."""
+    share its ordering key, so they reach the clinic in order. An event that must not wait
+    behind the retries of earlier ones (a crisis) is sent `ordered=False`, on a key of its
+    own."""
     endpoint = None
     if call.deployment_id:
         deployment = VoiceDeployment.get_or_none(VoiceDeployment.id == call.deployment_id)
         if deployment is not None and deployment.endpoint_id:
             endpoint = WebhookEndpoint.get_or_none(WebhookEndpoint.id == deployment.endpoint_id)
-    emit(endpoint, event, fields, ordering_key=f"call:{call.call_id}",
+    key = f"call:{call.call_id}" if ordered else f"call:{call.call_id}:{slug}"
+    emit(endpoint, event, fields, ordering_key=key[:200],
          event_id=f"evt_{call.id.removeprefix('vcl_')}_{slug}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from peewee import IntegrityError
 
-from models.base import db, utcnow
+from models.base import db, is_postgres, utcnow
 from models.voice import Escalation, VoiceCall
 from services.analysis import crisis
 from services.voice import events
@@ -28,8 +28,9 @@ def higher(a: str | None, b: str | None) -> str | None:
 
 
 def escalate(call: VoiceCall, risk_band: str, source: str, reason: str) -> Escalation:
-    """The call's escalation, created (and `intake.crisis.detected` emitted) the first time;
-    later signals only raise the call's risk band."""
+    """The call's one escalation, created (and `intake.crisis.detected` emitted) the first
+    time. A later signal adds its reason; one that raises the band raises the escalation's
+    and tells the clinic again (an alert at `high` must not hide a later `imminent`)."""
     with db.atomic():
         existing = Escalation.get_or_none(Escalation.call == call.id)
         if existing is None:
@@ -42,11 +43,41 @@ def escalate(call: VoiceCall, risk_band: str, source: str, reason: str) -> Escal
             except IntegrityError:
                 existing = Escalation.get(Escalation.call == call.id)
             else:
-                events.emit_for_call(call, "intake.crisis.detected",
-                                     {"call_id": call.call_id, "risk_band": risk_band,
-                                      "escalation_id": existing.id}, "crisis")
+                _tell_clinic(call, existing, "crisis")
+        else:
+            existing = _add_signal(call, existing, risk_band, source, reason)
         band = higher(VoiceCall.get_by_id(call.id).risk_band, risk_band)
         (VoiceCall.update(risk_band=band, escalation_id=existing.id, updated_at=utcnow())
          .where(VoiceCall.id == call.id).execute())
         call.risk_band, call.escalation_id = band, existing.id
     return existing
+
+
+def _add_signal(call: VoiceCall, escalation: Escalation, risk_band: str, source: str,
+                reason: str) -> Escalation:
+    """A later signal of the same call: its reason is kept beside the earlier ones (within
+    MAX_REASON_CHARS), and a higher band raises the escalation's and is told to the clinic."""
+    query = Escalation.select().where(Escalation.id == escalation.id)
+    # Two signals at once: each reads the other's reason (SQLite's BEGIN IMMEDIATE already
+    # holds the write lock).
+    escalation = (query.for_update() if is_postgres() else query).get()
+    fields: dict = {}
+    reason = reason.strip()
+    if reason and reason not in escalation.reason:
+        fields["reason"] = f"{escalation.reason}; {reason}"[:MAX_REASON_CHARS]
+    raised = _RANK[risk_band] > _RANK[escalation.risk_band]
+    if raised:
+        fields.update(risk_band=risk_band, source=source)
+    if fields:
+        Escalation.update(**fields).where(Escalation.id == escalation.id).execute()
+        for name, value in fields.items():
+            setattr(escalation, name, value)
+    if raised:
+        _tell_clinic(call, escalation, f"crisis_{risk_band}")
+    return escalation
+
+
+def _tell_clinic(call: VoiceCall, escalation: Escalation, key: str) -> None:
+    events.emit_for_call(call, "intake.crisis.detected",
+                         {"call_id": call.call_id, "risk_band": escalation.risk_band,
+                          "escalation_id": escalation.id}, key, ordered=False)

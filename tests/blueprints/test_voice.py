@@ -540,7 +540,11 @@ def test_legacy_tool_call_shape_and_function_call(client, deployment):
 
 # --- crisis ----------------------------------------------------------------------------------
 
-def test_phq9_item_nine_escalates_once(client, auth, deployment, receiver, run_worker):
+def test_phq9_item_nine_escalates_once_and_a_raise_is_told_again(client, auth, deployment,
+                                                                  receiver, run_worker):
+    # One escalation per call. A later signal that raises its band is told to the clinic
+    # again, and its reason is kept: the raise to "imminent" ("caller has a plan") was only on
+    # the call, never sent, and its reason stored nowhere.
     call = Call("call-c1")
     first = post(client, call.tools(1, ("c1", "record_screener_answer",
                                         {"screener": "phq9", "item": 9, "score": 1})))
@@ -551,11 +555,41 @@ def test_phq9_item_nine_escalates_once(client, auth, deployment, receiver, run_w
     state = client.get("/api/voice/webhook/call/call-c1", headers=auth).json
     assert state["escalation_id"] == result["escalation_id"]
     assert state["risk_band"] == "imminent"
+    post(client, call.tools(3, ("c3", "report_crisis",
+                                {"risk_band": "high", "reason": "said it again"})))
     drain(run_worker)
     crisis = [e for e in events_received(receiver) if e["event"] == "intake.crisis.detected"]
-    assert len(crisis) == 1
-    assert crisis[0]["escalation_id"] == result["escalation_id"]
-    assert crisis[0]["risk_band"] == "high"
+    assert [(e["escalation_id"], e["risk_band"]) for e in crisis] == [
+        (result["escalation_id"], "high"), (result["escalation_id"], "imminent")]
+    post(client, call.status("ended", 60))
+    summary_id = client.get("/api/voice/webhook/call/call-c1", headers=auth).json["summary_id"]
+    packet = client.get(f"/api/voice/intake-summaries/{summary_id}", headers=auth)
+    escalation = packet.json["content"]["risk"]["escalation"]
+    assert escalation["risk_band"] == "imminent" and escalation["source"] == "report_crisis"
+    assert "item 9" in escalation["reason"] and "stated a plan" in escalation["reason"]
+    assert "said it again" in escalation["reason"]
+
+
+def test_a_crisis_alert_does_not_wait_behind_the_retries_of_earlier_events(
+        make_app, org, make_token, receiver):
+    # The call's events are sent in order; the crisis alert waited behind intake.started's
+    # retries (5 min, 30 min… on the documented schedule while a receiver is down).
+    from jobs.worker import run_worker
+    from tests.fakes.webhook_receiver import Reply
+
+    app = make_app(**{**CONFIG, "WEBHOOK_RETRY_DELAYS_S": [3600, 3600]})
+    client = app.test_client()
+    created = client.post("/api/voice/deployments", headers=bearer(make_token(org, "admin")),
+                          json={"name": "Line", "phone_number": LINE_NUMBER,
+                                "webhook_url": receiver.url})
+    receiver.secrets = [created.json["signing_secret"]]
+    receiver.script(Reply(503))  # intake.started's first attempt
+    call = Call("call-alert")
+    post(client, call.status("in-progress", 0))
+    post(client, call.said("user", "I'm going to kill myself tonight.", 1))
+    run_worker(app, burst=True)
+    answered = [(json.loads(r.body)["event"]) for r in receiver.requests]
+    assert answered == ["intake.started", "intake.crisis.detected"]
 
 
 def test_callers_words_escalate_but_assistant_words_do_not(client, auth, deployment,
