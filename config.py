@@ -41,6 +41,11 @@ def _floats(value: str | None) -> list[float] | None:
     return [float(part) for part in value.split(",")] if value else None
 
 
+def _ints(value: str | None) -> list[int] | None:
+    """Whole seconds (RQ's retry intervals), e.g. "5,30,120"."""
+    return [int(float(part)) for part in value.split(",")] if value else None
+
+
 def from_env(env: Mapping[str, str] | None = None) -> dict[str, Any]:
     """Build the configuration mapping from environment variables."""
     if env is None:
@@ -85,6 +90,7 @@ def from_env(env: Mapping[str, str] | None = None) -> dict[str, Any]:
         "LOG_FORMAT": env.get("LOG_FORMAT") or "json",
         # Seconds between a provisioning step's attempts (default in the provisioning service).
         "PROVISIONING_RETRY_DELAYS_S": _floats(env.get("PROVISIONING_RETRY_DELAYS_S")),
+        "JOB_RETRY_INTERVALS_S": _ints(env.get("JOB_RETRY_INTERVALS_S")),
         # Header names of the voice platform's HMAC credential, and the address the platform
         # and clinics reach this service at (else each request's own root URL).
         "VOICE_SIGNATURE_HEADER": env.get("VOICE_SIGNATURE_HEADER") or "service-voice-signature",
