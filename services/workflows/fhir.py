@@ -16,14 +16,17 @@ import logging
 import re
 import uuid
 from collections.abc import Mapping
+from datetime import timedelta
 from typing import Any
 
 import requests
 from fhir.resources.R4B.bundle import Bundle
 from pydantic import ValidationError
 
+from models.analyses import SessionAnalysis
 from models.base import db, utcnow
 from models.organizations import Organization
+from models.sessions import TherapySession
 from models.workflows import AgentWorkflow, EhrSync
 from services.errors import Unprocessable
 from services.outbound.addresses import AddressRefused, check_destination
@@ -86,12 +89,22 @@ def _note_text(analysis: Mapping[str, Any]) -> str:
     risk = analysis.get("riskAssessment") or {}
     if risk.get("level"):
         parts.append(f"Risk: {risk['level']}. {risk.get('summary') or ''}".strip())
+        if _risk_factors(risk):  # the safety floor's reasons, as the analysis gives them
+            parts[-1] += "\n" + "\n".join(f"- {f}" for f in _risk_factors(risk))
     return "\n\n".join(parts) or "No findings."
 
 
+def _risk_factors(risk: Mapping[str, Any]) -> list[str]:
+    factors = risk.get("factors")
+    return [str(f) for f in factors if str(f).strip()] if isinstance(factors, list) else []
+
+
 def build_bundle(execution_id: str, analysis: Mapping[str, Any],
-                 inputs: Mapping[str, Any], at: str) -> dict[str, Any]:
-    """The transaction Bundle for one execution (validated; raises NodeError if invalid)."""
+                 inputs: Mapping[str, Any], at: str,
+                 period: tuple[str, str] | None = None) -> dict[str, Any]:
+    """The transaction Bundle for one execution (validated; raises NodeError if invalid).
+    `at` dates the clinical resources (the visit's time); `period` is the visit's, when a
+    therapy session gives it."""
     entries: list[dict[str, Any]] = []
 
     def key(kind: str, n: int = 0) -> str:
@@ -107,13 +120,17 @@ def build_bundle(execution_id: str, analysis: Mapping[str, Any],
         return full_url
 
     patient_id = inputs.get("patient_id")
-    subject = ({"identifier": {"system": PATIENT_SYSTEM, "value": str(patient_id)}}
-               if patient_id else {"display": "Unidentified patient"})
+    if not isinstance(patient_id, str | int) or isinstance(patient_id, bool) \
+            or not str(patient_id).strip():
+        patient_id = None  # an object or a list is no identifier
+    subject = ({"identifier": {"system": PATIENT_SYSTEM, "value": str(patient_id).strip()}}
+               if patient_id is not None else {"display": "Unidentified patient"})
     encounter = {"reference": add({
         "resourceType": "Encounter", "status": "finished",
         "class": {"system": "http://terminology.hl7.org/CodeSystem/v3-ActCode", "code": "AMB",
                   "display": "ambulatory"},
-        "subject": subject}, "encounter")}
+        "subject": subject,
+        "period": {"start": period[0], "end": period[1]} if period else None}, "encounter")}
     note = _note_text(analysis).encode()
     add({"resourceType": "DocumentReference", "status": "current", "docStatus": "final",
          "type": {"coding": [{"system": LOINC, "code": NOTE_LOINC[0], "display": NOTE_LOINC[1]}]},
@@ -136,7 +153,8 @@ def build_bundle(execution_id: str, analysis: Mapping[str, Any],
          "prediction": [{"qualitativeRisk": {
              "coding": [{"system": RISK_SYSTEM, "code": RISK_CODES.get(level, "low")}],
              "text": level}}],
-         "note": [{"text": str(risk.get("summary") or level)}]}, "risk")
+         "note": [{"text": str(risk.get("summary") or level)},
+                  *({"text": factor} for factor in _risk_factors(risk))]}, "risk")
     for name, score in sorted(screener_totals(analysis, inputs).items()):
         code, display = SCREENER_LOINC[name]
         add({"resourceType": "Observation", "status": "final",
@@ -176,12 +194,62 @@ def _analysis_output(config: Mapping[str, Any], context: NodeContext) -> Mapping
     return value
 
 
+def _visit(organization_id: str, analysis: Mapping[str, Any], inputs: Mapping[str, Any]
+           ) -> tuple[dict[str, Any], str, tuple[str, str] | None]:
+    """(inputs with the patient, the clinical date, the visit's period). The therapy session
+    the analysis is linked to gives the patient when the input names none, and the date of
+    the visit; without one, the analysis's own time. (The sync's own time dated a PHQ-9 by
+    when a clinician approved the note, and a linked session's patient was not used.)"""
+    record = None
+    if isinstance(analysis.get("analysis_id"), str):
+        record = SessionAnalysis.get_or_none(
+            (SessionAnalysis.id == analysis["analysis_id"])
+            & (SessionAnalysis.organization == organization_id))
+    session = None
+    if record is not None and record.session_id:
+        session = TherapySession.get_or_none(TherapySession.id == record.session_id)
+    inputs = dict(inputs)
+    if session is not None and not inputs.get("patient_id"):
+        inputs["patient_id"] = session.patient_id
+    if session is not None:
+        start = session.session_date
+        end = start + timedelta(minutes=session.duration_minutes or 0)
+        return inputs, _iso(start), (_iso(start), _iso(end))
+    return inputs, _iso(record.created_at if record is not None else utcnow()), None
+
+
 def _update(execution_id: str, **fields: Any) -> None:
     with db.atomic():
         sync, _ = EhrSync.get_or_create(execution=execution_id)
         for name, value in fields.items():
             setattr(sync, name, value)
         sync.save()
+
+
+def _refusal(response: requests.Response) -> str | None:
+    """Why the server's answer is no taken transaction, or None. A 4xx (or a redirect) is a
+    refusal; so is a 2xx that is an OperationOutcome with an error (FHIR's way of refusing)
+    or a body that is not FHIR at all (an HTML page from a proxy or a login). An empty 2xx
+    body is taken (`Prefer: return=minimal`)."""
+    status = response.status_code
+    try:
+        body = response.json() if response.content else None
+    except ValueError:
+        kind = response.headers.get("Content-Type", "unknown type").split(";")[0]
+        return (f"FHIR server answered {status} with no FHIR body ({kind[:60]})"
+                if 200 <= status < 300 else f"FHIR server refused the bundle ({status})")
+    outcome = body if isinstance(body, dict) and body.get("resourceType") == "OperationOutcome" \
+        else None
+    issues = [i for i in (outcome or {}).get("issue") or [] if isinstance(i, dict)]
+    failed = [i for i in issues if i.get("severity") in ("error", "fatal")]
+    diagnostics = "; ".join(str(i.get("diagnostics") or (i.get("details") or {}).get("text")
+                                or i.get("code") or "") for i in failed or issues)[:300]
+    if not 200 <= status < 300:
+        return f"FHIR server refused the bundle ({status})" + (
+            f": {diagnostics}" if diagnostics else "")
+    if failed:
+        return f"FHIR server answered {status} with an error: {diagnostics}"
+    return None
 
 
 def _created_resources(response: requests.Response) -> list[dict[str, str]]:
@@ -219,8 +287,9 @@ def sync_execution(config: Mapping[str, Any], context: NodeContext) -> dict[str,
         _update(context.execution_id, status="failed", last_error=error)
         raise NodeError(error) from exc
     analysis = _analysis_output(config, context)
-    bundle = build_bundle(context.execution_id, analysis, context.state.get("input") or {},
-                          _iso(utcnow()))
+    inputs, at, period = _visit(context.organization_id, analysis,
+                                context.state.get("input") or {})
+    bundle = build_bundle(context.execution_id, analysis, inputs, at, period)
     _update(context.execution_id, status="in_progress", target=target,
             attempts=EhrSync.attempts + 1, last_attempt_at=utcnow())
     try:
@@ -235,10 +304,10 @@ def sync_execution(config: Mapping[str, Any], context: NodeContext) -> dict[str,
         error = f"FHIR server answered {response.status_code}"
         _update(context.execution_id, status="pending", last_error=error)
         raise TransientNodeError(error)
-    if not 200 <= response.status_code < 300:
-        error = f"FHIR server refused the bundle ({response.status_code})"
-        _update(context.execution_id, status="failed", last_error=error)
-        raise NodeError(error)
+    refusal = _refusal(response)
+    if refusal:
+        _update(context.execution_id, status="failed", last_error=refusal)
+        raise NodeError(refusal)
     resources = _created_resources(response)
     _update(context.execution_id, status="synced", resources=resources, synced_at=utcnow(),
             last_error=None)

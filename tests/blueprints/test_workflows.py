@@ -569,3 +569,29 @@ def test_queue_stats_while_redis_is_down_are_503_in_the_error_shape(make_app, or
     response = client.get(BASE + "/queue/stats", headers=bearer(make_token(org, "admin")))
     assert response.status_code == 503 and response.headers["Retry-After"] == "1"
     assert response.json["code"] == 503 and "Redis" in response.json["message"]
+
+
+def test_a_session_linked_sync_files_the_record_under_the_sessions_patient_and_visit(
+        api, drain, fhir, fast_app, org, make_token):
+    # Every resource went out as "Unidentified patient", dated when the sync ran.
+    client = fast_app.test_client()
+    session = client.post("/api/therapy-sessions", headers=bearer(make_token(org, "admin")),
+                          json={"patient_id": "pat-77", "provider_id": "prov-3",
+                                "session_date": "2026-11-20T15:00:00Z",
+                                "duration_minutes": 45}).json
+    workflow = create(api, {"start": "analyze", "nodes": [
+        node("analyze", "analyze_session", "sync", session_id_path="input.session_id"),
+        node("sync", "ehr_sync")]}, fhir_base_url=fhir.base_url)
+    started = start(api, workflow, {"transcript": TRANSCRIPT, "session_id": session["id"]})
+    drain()
+    assert execution(api, started["id"])["status"] == "completed"
+    resources = [e["resource"] for e in fhir.bundles[0]["entry"]]
+    for resource in resources:
+        patient = resource.get("subject") or resource.get("for")
+        assert patient == {"identifier": {"system": "urn:cws:patient", "value": "pat-77"}}
+    encounter = resources[0]
+    assert encounter["period"] == {"start": "2026-11-20T15:00:00Z",
+                                   "end": "2026-11-20T15:45:00Z"}
+    dated = {r["resourceType"]: r.get("date") or r.get("occurrenceDateTime")
+             or r.get("effectiveDateTime") or r.get("authoredOn") for r in resources[1:]}
+    assert set(dated.values()) == {"2026-11-20T15:00:00Z"}, dated

@@ -71,3 +71,65 @@ def test_the_resources_a_transaction_response_names():
         {"response": {"location": "Encounter/7"}}]}).encode()
     assert _created_resources(response) == [{"resourceType": "Observation", "id": "42"},
                                             {"resourceType": "Encounter", "id": "7"}]
+
+
+def _answer(status: int, body: bytes, content_type: str = "application/fhir+json"):
+    import requests
+
+    response = requests.Response()
+    response.status_code, response._content = status, body
+    response.headers["Content-Type"] = content_type
+    return response
+
+
+OUTCOME = (b'{"resourceType": "OperationOutcome", "issue": [{"severity": "error", '
+           b'"code": "processing", "diagnostics": "HAPI-0450: Failed to parse request body"}]}')
+
+
+@pytest.mark.parametrize("status, body, content_type, expected", [
+    # A 2xx that refuses (an error OperationOutcome) or is no FHIR at all counted as synced.
+    (200, OUTCOME, "application/fhir+json", "answered 200 with an error: HAPI-0450"),
+    (200, b"<html>Sign in</html>", "text/html", "no FHIR body (text/html)"),
+    # A 4xx's reason was dropped: only "(400)" reached the clinic.
+    (400, OUTCOME, "application/fhir+json", "refused the bundle (400): HAPI-0450"),
+    (307, b"", "text/plain", "refused the bundle (307)"),
+])
+def test_answers_that_are_no_taken_transaction_are_refusals_that_say_why(
+        status, body, content_type, expected):
+    from services.workflows.fhir import _refusal
+
+    assert expected in _refusal(_answer(status, body, content_type))
+
+
+@pytest.mark.parametrize("body", [b"", b'{"resourceType": "Bundle", "type": '
+                                       b'"transaction-response", "entry": []}',
+                                  b'{"resourceType": "OperationOutcome", "issue": '
+                                  b'[{"severity": "information", "code": "informational"}]}'])
+def test_a_taken_transaction_is_no_refusal(body):
+    from services.workflows.fhir import _refusal
+
+    assert _refusal(_answer(200, body)) is None
+
+
+def test_the_risk_assessment_carries_the_safety_floors_reasons():
+    # The EHR got the model's "passive SI" alone, not the plan the floor found.
+    analysis = analyze_transcript(TRANSCRIPT)
+    analysis["riskAssessment"] = {"level": "high", "summary": "passive SI",
+                                  "factors": ["Patient described a suicide plan ('a plan')"]}
+    bundle = build_bundle("wfx_1", analysis, {"patient_id": "pat-1"}, AT)
+    risk = next(e["resource"] for e in bundle["entry"]
+                if e["resource"]["resourceType"] == "RiskAssessment")
+    assert [n["text"] for n in risk["note"]] == [
+        "passive SI", "Patient described a suicide plan ('a plan')"]
+    import base64
+
+    note = next(e["resource"] for e in bundle["entry"]
+                if e["resource"]["resourceType"] == "DocumentReference")
+    assert "suicide plan" in base64.b64decode(note["content"][0]["attachment"]["data"]).decode()
+
+
+@pytest.mark.parametrize("patient_id", [{"a": 1}, ["pat-1"], True, " "])
+def test_a_patient_id_that_is_no_identifier_is_not_sent_as_one(patient_id):
+    bundle = build_bundle("wfx_1", analyze_transcript(TRANSCRIPT), {"patient_id": patient_id},
+                          AT)
+    assert bundle["entry"][0]["resource"]["subject"] == {"display": "Unidentified patient"}
