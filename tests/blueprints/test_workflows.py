@@ -486,13 +486,10 @@ def test_a_worker_that_redis_forgot_is_registered_again_by_its_maintenance(api, 
     # birth, so the statistics showed none for good while it kept taking jobs.
     from rq.worker import WorkerStatus
 
-    from jobs.queue import QUEUE_NAMES, get_queue
-    from jobs.worker import AppWorker
+    from tests.jobs.worker_process import app_worker
 
     connection = fast_app.extensions["redis"]
-    with fast_app.app_context():
-        worker = AppWorker([get_queue(name, connection) for name in QUEUE_NAMES],
-                           connection=connection, app=fast_app)
+    worker = app_worker(fast_app)
     worker.register_birth()
     try:
         worker.set_state(WorkerStatus.IDLE)

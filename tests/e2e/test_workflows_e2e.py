@@ -118,13 +118,19 @@ def test_two_resumes_at_once_let_exactly_one_through(clinic, fhir):
     assert [e["event"] for e in body["execution_trace"]].count("resumed") == 1
 
 
-def test_worker_killed_mid_step_then_the_execution_completes_once(clinic, fhir, service):
+def _sync_under_way(clinic, fhir, hang_s: float) -> str:
+    """An execution whose EHR sync has reached the FHIR server, which answers after `hang_s`."""
     workflow = _workflow(clinic, fhir, {"start": "analyze", "nodes": [
         node("analyze", "analyze_session", "sync"), node("sync", "ehr_sync")]})
-    fhir.delay_next(120)  # the sync hangs until the worker is killed
+    fhir.delay_next(hang_s)
     seen = len(fhir.requests)
     execution_id = _start(clinic, workflow, {"transcript": TRANSCRIPT})
     fhir.wait_for_requests(seen + 1, timeout_s=60)
+    return execution_id
+
+
+def test_worker_killed_mid_step_then_the_execution_completes_once(clinic, fhir, service):
+    execution_id = _sync_under_way(clinic, fhir, 120)  # hangs until the worker is killed
     service.kill_workers()
     service.start_worker()
     body = clinic.wait_for(f"{BASE}/executions/{execution_id}", lambda b: b["status"] in DONE,
@@ -138,12 +144,7 @@ def test_worker_killed_mid_step_then_the_execution_completes_once(clinic, fhir, 
 def test_an_idle_worker_requeues_the_step_of_a_killed_one(clinic, fhir, service):
     # No new worker, no other job: an idle worker waited on the queues for 405 s before its
     # loop came round to maintenance, so the dead worker's step stalled for that long.
-    workflow = _workflow(clinic, fhir, {"start": "analyze", "nodes": [
-        node("analyze", "analyze_session", "sync"), node("sync", "ehr_sync")]})
-    fhir.delay_next(120)
-    seen = len(fhir.requests)
-    execution_id = _start(clinic, workflow, {"transcript": TRANSCRIPT})
-    fhir.wait_for_requests(seen + 1, timeout_s=60)
+    execution_id = _sync_under_way(clinic, fhir, 120)
     busy = list(service.workers)
     started = service.log_tail("worker", 10_000_000).count("started with PID")
     service.start_worker()
@@ -191,12 +192,7 @@ def test_a_failed_sync_logs_no_secret_from_the_fhir_address(clinic, service):
 def test_a_step_that_ends_after_a_cancel_is_shown_in_the_trace(clinic, fhir):
     # The cancel is answered at once; the sync already sent goes on. Its end was missing from
     # the trace, which stopped at "sync start" while the bundle was written.
-    workflow = _workflow(clinic, fhir, {"start": "analyze", "nodes": [
-        node("analyze", "analyze_session", "sync"), node("sync", "ehr_sync")]})
-    fhir.delay_next(3)
-    seen = len(fhir.requests)
-    execution_id = _start(clinic, workflow, {"transcript": TRANSCRIPT})
-    fhir.wait_for_requests(seen + 1, timeout_s=60)
+    execution_id = _sync_under_way(clinic, fhir, 3)
     cancelled = clinic.call("POST", f"{BASE}/executions/{execution_id}/cancel")
     assert cancelled.status_code == 200 and cancelled.json()["status"] == "cancelled"
     body = clinic.wait_for(f"{BASE}/executions/{execution_id}",

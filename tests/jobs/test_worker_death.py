@@ -9,7 +9,7 @@ from jobs.queue import enqueue, get_queue, job_id
 from models.jobs import JobRecord
 from models.usage import UsageEvent
 from tests.jobs.sample_jobs import slow_first_attempt
-from tests.jobs.worker_process import start_worker, wait_for
+from tests.jobs.worker_process import app_worker, start_worker, wait_for
 
 # Later than any heartbeat of the killed worker: the cleanup a worker runs after that time.
 AFTER_HEARTBEATS_S = 3600
@@ -44,8 +44,6 @@ def test_a_killed_workers_job_with_no_retry_left_fails_at_the_next_maintenance(
         make_app, app_config, org):
     # Its on_failure (a webhook attempt marked abandoned, the next one scheduled) waited for
     # the sweep of rows untouched for JOB_SWEEP_AFTER_S: a minute and more after the death.
-    from jobs.queue import QUEUE_NAMES
-    from jobs.worker import AppWorker
     from tests.jobs.sample_jobs import note_failure
 
     app = make_app(JOB_SWEEP_AFTER_S=AFTER_HEARTBEATS_S)
@@ -60,10 +58,7 @@ def test_a_killed_workers_job_with_no_retry_left_fails_at_the_next_maintenance(
         os.killpg(worker.pid, signal.SIGKILL)
         worker.wait()
 
-    connection = app.extensions["redis"]
-    with app.app_context():
-        survivor = AppWorker([get_queue(name, connection) for name in QUEUE_NAMES],
-                             connection=connection, app=app)
+    survivor = app_worker(app)
     survivor.register_birth()
     try:
         survivor.run_maintenance_tasks()

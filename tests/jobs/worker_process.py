@@ -29,3 +29,15 @@ def wait_for(predicate: Callable[[], bool], timeout_s: float = WAIT_S) -> None:
     while not predicate():
         assert time.monotonic() < deadline, "timed out"
         time.sleep(0.1)
+
+
+def app_worker(app):
+    """An in-process worker of `app` on every queue, not started (`run_maintenance_tasks`
+    and the like are called on it directly); register its birth to make it live."""
+    from jobs.queue import QUEUE_NAMES, get_queue
+    from jobs.worker import AppWorker
+
+    connection = app.extensions["redis"]
+    with app.app_context():
+        return AppWorker([get_queue(name, connection) for name in QUEUE_NAMES],
+                         connection=connection, app=app)
