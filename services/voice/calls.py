@@ -190,17 +190,20 @@ def _transcript(message: dict, raw: bytes) -> dict:
         if call is None or line is None:
             _record(event, call)
         else:
-            add_transcript_line(call, *line, dedup_key=key, event=event)
+            add_transcript_line(call, *line, dedup_key=key, event=event,
+                                covered_by=lines.report_line_key(call.call_id, *line[:2]))
     return {}
 
 
 def add_transcript_line(call: VoiceCall, role: str, text: str, at: Any, band: str | None,
-                        dedup_key: str | None = None, event: dict | None = None) -> None:
-    """Store one final line (once per dedup key), escalating when the caller's words carry
-    crisis language. A line past the call's transcript limit is not in the transcript, but
-    its message is stored as an event and its crisis language escalates all the same: a full
-    transcript must not silence a caller."""
-    outcome = lines.append(call.id, dedup_key or new_id("line"), role, text, at)
+                        dedup_key: str | None = None, event: dict | None = None,
+                        covered_by: str | None = None) -> None:
+    """Store one final line (once per dedup key, and not when the report's copy of it is
+    there: `covered_by`), escalating when the caller's words carry crisis language. A line
+    past the call's transcript limit is not in the transcript, but its message is stored as
+    an event and its crisis language escalates all the same: a full transcript must not
+    silence a caller."""
+    outcome = lines.append(call.id, dedup_key or new_id("line"), role, text, at, covered_by)
     if outcome is lines.Outcome.FULL and event is not None:
         _record(event, call)
     if outcome in (lines.Outcome.STORED, lines.Outcome.FULL) and band is not None:
@@ -221,7 +224,9 @@ def _end_of_call_report(call: VoiceCall, message: dict, base_url: str) -> None:
     call.updated_at = utcnow()
     call.save()
     if call.transcript_count == 0:
-        # No transcript messages were subscribed: take the final lines from the artifact.
+        # No transcript messages (yet): take the final lines from the artifact, each under a
+        # key that a transcript message of the same line, arriving late, finds.
+        seen: dict[tuple[str, str], int] = {}
         for entry in report["messages"]:
             if not isinstance(entry, dict) or entry.get("role") not in ("user", "bot",
                                                                         "assistant"):
@@ -229,8 +234,11 @@ def _end_of_call_report(call: VoiceCall, message: dict, base_url: str) -> None:
             line = _transcript_line({"transcript": entry.get("message"),
                                      "role": entry.get("role"), "timestamp": entry.get("time")})
             if line is not None:
-                add_transcript_line(call, *line[:2], line[2] if entry.get("time")
-                                    else call.ended_at, line[3])
+                occurrence = seen.get(line[:2], 0)
+                seen[line[:2]] = occurrence + 1
+                add_transcript_line(
+                    call, *line[:2], line[2] if entry.get("time") else call.ended_at, line[3],
+                    dedup_key=lines.report_line_key(call.call_id, *line[:2], occurrence))
     summary.finalize(call, base_url)
 
 

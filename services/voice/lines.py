@@ -8,6 +8,7 @@ returns): one round trip instead of BEGIN, a read of the call, an insert, an upd
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from datetime import datetime
 from enum import Enum
@@ -42,6 +43,7 @@ WITH call AS (
     INSERT INTO voice_transcript_entry (call_id, dedup_key, role, text, at)
     SELECT id, %s::text, %s::text, %s::text, %s::timestamp FROM call
     WHERE transcript_chars + %s::integer <= %s::integer
+      AND NOT EXISTS (SELECT 1 FROM voice_transcript_entry WHERE dedup_key = %s::text)
     ON CONFLICT DO NOTHING
     RETURNING call_id
 ), counted AS (
@@ -58,11 +60,25 @@ FROM call
 def _params(platform_call_id: str, dedup_key: str, role: str, text: str, at: datetime) -> list:
     length, limit = len(text), MAX_TRANSCRIPT_CHARS
     return [platform_call_id, dedup_key, role, text, VoiceTranscriptEntry.at.db_value(at),
-            length, limit, length, length, limit]
+            length, limit, report_line_key(platform_call_id, role, text), length, length,
+            limit]
 
 
-def append(call_pk: str, dedup_key: str, role: str, text: str, at: datetime) -> Outcome:
-    """Store one line of a loaded call, inside the caller's transaction."""
+def report_line_key(platform_call_id: str, role: str, text: str, occurrence: int = 0) -> str:
+    """The key of a line taken from the end-of-call report (`artifact.messages`). A report
+    that came before the call's transcript messages filled the transcript: a message whose
+    line the report already holds (its first occurrence) is then not stored again."""
+    digest = hashlib.sha256(f"{role}\n{text}".encode("utf-8", "surrogatepass")).hexdigest()
+    return f"{platform_call_id}:report:{digest[:32]}:{occurrence}"[:300]
+
+
+def append(call_pk: str, dedup_key: str, role: str, text: str, at: datetime,
+           covered_by: str | None = None) -> Outcome:
+    """Store one line of a loaded call, inside the caller's transaction; DUPLICATE when the
+    line stored under `covered_by` (the report's copy of it) is there."""
+    if covered_by is not None and VoiceTranscriptEntry.select().where(
+            VoiceTranscriptEntry.dedup_key == covered_by).exists():
+        return Outcome.DUPLICATE
     inserted = (VoiceTranscriptEntry.insert(call=call_pk, dedup_key=dedup_key, role=role,
                                             text=text, at=at)
                 .on_conflict_ignore().as_rowcount().execute())
@@ -97,7 +113,8 @@ def append_to_platform_call(platform_call_id: str, dedup_key: str, role: str, te
                    .scalar())
         if call_pk is None:
             return Outcome.NO_CALL
-        return append(call_pk, dedup_key, role, text, at)
+        return append(call_pk, dedup_key, role, text, at,
+                      covered_by=report_line_key(platform_call_id, role, text))
 
 
 def _full(call_pk: str) -> Outcome:

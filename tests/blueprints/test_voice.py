@@ -480,6 +480,30 @@ def test_older_report_shape_and_artifact_messages_fill_the_transcript(client, au
                                                          ("caller", "Bye.")]
 
 
+def test_transcript_messages_after_the_report_do_not_store_its_lines_again(client, auth,
+                                                                            deployment):
+    # The report came first and its artifact filled the transcript; the transcript messages
+    # of the same lines, arriving after it, were stored again: every line twice.
+    call = Call("call-report-first")
+    post(client, call.status("in-progress", 0))
+    said = [("bot", "assistant", "Thank you for calling. Can I start with your name?"),
+            ("user", "user", "It's Sam Lee. I've been anxious for months."),
+            ("user", "user", "Yes."), ("bot", "assistant", "Anything else?"),
+            ("user", "user", "Yes.")]
+    artifact = {"messages": [{"role": role, "message": text, "time": call.started_ms + n * 1000}
+                             for n, (role, _, text) in enumerate(said, start=1)]}
+    report = call.report(30, 30)
+    report["message"]["artifact"] = artifact
+    post(client, report)
+    for n, (_, role, text) in enumerate(said, start=1):
+        post(client, call.said(role, text, n + 0.5))
+    post(client, call.said("user", "One more thing after the report.", 40))
+    entries = client.get("/api/voice/webhook/call/call-report-first/transcript",
+                         headers=auth).json["entries"]
+    assert [e["text"] for e in entries] == [text for *_, text in said] + [
+        "One more thing after the report."]
+
+
 def test_unknown_type_is_recorded(client, deployment):
     response = post(client, Call("call-u").message("model-output", 1, output="..."))
     assert response.status_code == 200
