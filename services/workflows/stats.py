@@ -34,7 +34,13 @@ def queue_stats(queues: list[Queue], connection: Redis,
     # A worker still starting (or suspended) is neither: it is counted in the total only, so
     # that `idle` means ready to take a job now. A killed worker is not counted at all.
     stale_after = timedelta(seconds=SILENT_INTERVALS * maintenance_interval_s)
-    states = [w.get_state() for w in live_workers(Worker.all(connection=connection),
-                                                  stale_after)]
+    states = [w.get_state() for w in live_workers(_workers_of(queues, connection), stale_after)]
     return {"queues": rows, "workers": {"total": len(states), "busy": states.count("busy"),
                                         "idle": states.count("idle")}}
+
+
+def _workers_of(queues: list[Queue], connection: Redis) -> list[Worker]:
+    """The workers that listen on these queues. Deployments that share a Redis database (each
+    with its own QUEUE_PREFIX) do not count each other's workers."""
+    keys = sorted({key for queue in queues for key in Worker.all_keys(queue=queue)})
+    return [w for w in (Worker.find_by_key(key, connection=connection) for key in keys) if w]

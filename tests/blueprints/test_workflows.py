@@ -503,6 +503,30 @@ def test_a_worker_that_redis_forgot_is_registered_again_by_its_maintenance(api, 
         worker.register_death()
 
 
+def test_queue_stats_count_only_the_workers_of_this_deployments_queues(api, fast_app):
+    # Deployments sharing a Redis database (each with its QUEUE_PREFIX) counted each other's
+    # workers; a stale record of another's, whose pid a live process had taken again, made
+    # a worker still loading count as idle.
+    from rq import Queue, Worker
+    from rq.worker import WorkerStatus
+
+    from jobs.queue import get_queue
+
+    connection = fast_app.extensions["redis"]
+    other = Worker([Queue("another-deployment-workflows", connection=connection)],
+                   connection=connection, name="elsewhere")
+    with fast_app.app_context():
+        ours = Worker([get_queue("workflows", connection)], connection=connection, name="ours")
+    for worker in (other, ours):
+        worker.register_birth()
+        worker.set_state(WorkerStatus.IDLE)
+    try:
+        assert api("GET", "/queue/stats").json["workers"] == {"total": 1, "busy": 0, "idle": 1}
+    finally:
+        for worker in (other, ours):
+            worker.register_death()
+
+
 def test_queue_stats_leave_out_killed_and_silent_workers(api, fast_app):
     # A SIGKILLed worker's record stays in Redis for minutes: it was counted (busy or idle)
     # for as long, beside the live ones.
