@@ -505,8 +505,8 @@ def test_a_worker_that_redis_forgot_is_registered_again_by_its_maintenance(api, 
 
 def test_queue_stats_count_only_the_workers_of_this_deployments_queues(api, fast_app):
     # Deployments sharing a Redis database (each with its QUEUE_PREFIX) counted each other's
-    # workers; a stale record of another's, whose pid a live process had taken again, made
-    # a worker still loading count as idle.
+    # workers; a stale record of another's, whose pid a live process had taken again, could
+    # count as one of ours.
     from rq import Queue, Worker
     from rq.worker import WorkerStatus
 
