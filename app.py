@@ -20,12 +20,13 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     from models.migrations import migrate
     from services.templates import ensure_builtin_templates
     from web import api as web_api
-    from web import content, dashboard, database, json_output, limits, logs
+    from web import content, dashboard, database, json_output, limits, logs, routing
 
     app = Flask(__name__, instance_relative_config=False)
     app.config.from_mapping(config_module.build(config))
     app.config["MAX_CONTENT_LENGTH"] = int(app.config["MAX_CONTENT_LENGTH"])
     json_output.init_app(app)
+    routing.init_app(app)
     proxies = int(app.config["PROXY_FIX_X_FOR"])
     if proxies:
         # Client address for audit rows and per-IP limits from the trusted proxies' headers.

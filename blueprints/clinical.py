@@ -35,7 +35,7 @@ class ClinicalStart(MethodView):
         return clinical
 
 
-@blp.route("/<clinical_session_id>")
+@blp.route("/<id_except(start):clinical_session_id>")
 class ClinicalSession(MethodView):
     @require("sessions:read")
     @blp.response(200, ClinicalSessionSchema)

@@ -63,7 +63,7 @@ class ProvisionStatus(MethodView):
         return body
 
 
-@blp.route("/<organization_id>")
+@blp.route("/<id_except(provision):organization_id>")
 class OrganizationItem(MethodView):
     @require("organizations:read", org=False)
     @blp.response(200, OrganizationSchema)

@@ -75,6 +75,20 @@ def test_405_names_the_allowed_methods(client, auth):
     assert set(response.headers["Allow"].replace(" ", "").split(",")) >= {"GET", "POST"}
 
 
+@pytest.mark.parametrize("path, allowed", [
+    ("/api/clinical/start", {"POST", "OPTIONS"}),
+    ("/api/organizations/provision", {"POST", "OPTIONS"}),
+])
+def test_a_fixed_path_beside_an_id_route_offers_only_its_own_methods(client, auth, path,
+                                                                     allowed):
+    """``/start`` is not a clinical session's id, nor ``/provision`` an organization's: GET
+    there is 405, not "not found", and neither lists GET among its methods."""
+    response = client.get(path, headers=auth)
+    assert_error_shape(response, 405)
+    assert set(response.headers["Allow"].replace(" ", "").split(",")) == allowed
+    assert set(client.options(path).headers["Allow"].replace(" ", "").split(",")) == allowed
+
+
 def test_pagination_header_is_documented_as_json(client):
     header = client.get("/api/openapi.json").json["components"]["headers"]["PAGINATION"]
     assert "schema" not in header
