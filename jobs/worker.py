@@ -5,6 +5,7 @@ durable record."""
 from __future__ import annotations
 
 import logging
+import math
 import socket
 
 from flask import Flask
@@ -23,6 +24,7 @@ from services import analysis
 from services.analysis.llm import LLMAnalysisError
 from services.errors import UpstreamFailure
 from services.limits import MAX_ERROR_CHARS
+from services.outbound.delivery import MAX_RETRY_AFTER_S
 from services.workers import process_is_dead
 from services.workflows.nodes import TransientNodeError
 from web.logs import format_exception
@@ -57,8 +59,10 @@ class AppWorker(Worker):
         super().__init__(*args, **kwargs)
         self.app = app
         self.in_process_queues = {jobqueue.queue_name(n) for n in IN_PROCESS_QUEUES}
-        # The failure text of the job that just raised, as `format_exception` writes it.
+        # The failure text of the job that just raised, as `format_exception` writes it, and
+        # the wait its peer asked for (a `Retry-After`), if any.
         self._failure_text: tuple[str, str] | None = None
+        self._retry_after: tuple[str, float] | None = None
 
     def handle_exception(self, job: Job, *exc_info) -> None:
         # rq's own puts the formatted traceback into its message, where no formatter can
@@ -74,6 +78,8 @@ class AppWorker(Worker):
             text = format_exception(exc_info)
             logger.error("job %s failed (%s)", job.id, job.origin, exc_info=exc_info)
         self._failure_text = (job.id, text)
+        retry_after = getattr(exc_info[1], "retry_after_s", None)
+        self._retry_after = (job.id, retry_after) if retry_after else None
         call_exception_handlers(self._exc_handlers, job, *exc_info)
 
     def handle_job_failure(self, job: Job, queue: Queue, started_job_registry=None,
@@ -84,6 +90,9 @@ class AppWorker(Worker):
         stashed, self._failure_text = self._failure_text, None
         if stashed is not None and stashed[0] == job.id:
             exc_string = stashed[1]
+        asked, self._retry_after = self._retry_after, None
+        if asked is not None and asked[0] == job.id and job.retries_left:
+            _wait_before_retry(job, asked[1])
         super().handle_job_failure(job, queue, started_job_registry=started_job_registry,
                                    exc_string=exc_string, execution=execution)
 
@@ -190,6 +199,15 @@ class AppWorker(Worker):
         logger.warning("worker %s was not registered in Redis (emptied?): registered again",
                        self.name)
         return True
+
+
+def _wait_before_retry(job: Job, seconds: float) -> None:
+    """The job's next retry no sooner than ``seconds`` (capped at a day): the interval RQ is
+    about to use (``Job.get_retry_interval``) raised to it."""
+    intervals = list(job.retry_intervals or [0])
+    index = max(len(intervals) - job.retries_left, 0)
+    intervals[index] = max(intervals[index], math.ceil(min(seconds, MAX_RETRY_AFTER_S)))
+    job.retry_intervals = intervals
 
 
 def _error_summary(job: Job) -> str:

@@ -30,6 +30,7 @@ from models.sessions import TherapySession
 from models.workflows import AgentWorkflow, EhrSync
 from services.errors import Unprocessable
 from services.outbound.addresses import AddressRefused, check_destination
+from services.outbound.delivery import parse_retry_after
 from services.workflows.conditions import MISSING, lookup
 from services.workflows.nodes import NodeContext, NodeError, TransientNodeError
 
@@ -302,8 +303,11 @@ def sync_execution(config: Mapping[str, Any], context: NodeContext) -> dict[str,
         raise TransientNodeError(error) from exc
     if response.status_code in TRANSIENT_STATUSES:
         error = f"FHIR server answered {response.status_code}"
+        retry_after = parse_retry_after(response.headers.get("Retry-After"))
+        if retry_after:
+            error += f" and asked for a retry after {retry_after:.0f} s"
         _update(context.execution_id, status="pending", last_error=error)
-        raise TransientNodeError(error)
+        raise TransientNodeError(error, retry_after)
     refusal = _refusal(response)
     if refusal:
         _update(context.execution_id, status="failed", last_error=refusal)

@@ -24,7 +24,13 @@ class NodeError(Exception):
 
 
 class TransientNodeError(Exception):
-    """An upstream failed in a way a later attempt may not."""
+    """An upstream failed in a way a later attempt may not. ``retry_after_s``: how long the
+    upstream asked to be left alone (its ``Retry-After``); the job's next attempt waits at
+    least that long."""
+
+    def __init__(self, message: str, retry_after_s: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
 
 
 @dataclass(frozen=True)

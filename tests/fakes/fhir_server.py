@@ -55,20 +55,22 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(HTTPStatus.BAD_REQUEST, _outcome("invalid", "body is not JSON"))
             return
         fake.requests.append({"headers": dict(self.headers.items()), "body": bundle})
-        status, delay = fake._next_behaviour()
+        status, delay, headers = fake._next_behaviour()
         if delay and fake._stopping.wait(delay):
             return
         if status:
-            self._send(status, _outcome("transient", f"scripted {status}"))
+            self._send(status, _outcome("transient", f"scripted {status}"), headers)
             return
         if bundle.get("resourceType") != "Bundle" or bundle.get("type") != "transaction":
             self._send(HTTPStatus.BAD_REQUEST, _outcome("invalid", "not a transaction Bundle"))
             return
         self._send(HTTPStatus.OK, fake._apply(bundle))
 
-    def _send(self, status: int, payload: Any) -> None:
+    def _send(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
         body = json.dumps(payload).encode()
         self.send_response(status)
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
         self.send_header("Content-Type", FHIR_JSON)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
@@ -92,7 +94,7 @@ class FakeFhirServer:
         self.resources: dict[str, dict[str, Any]] = {}  # "Type/id" -> resource
         self.created: Counter[str] = Counter()
         self._by_condition: dict[tuple[str, str], str] = {}
-        self._behaviours: list[tuple[int | None, float]] = []
+        self._behaviours: list[tuple[int | None, float, dict[str, str]]] = []
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -104,15 +106,16 @@ class FakeFhirServer:
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self._server.server_address[1]}/fhir"
 
-    def fail_next(self, count: int = 1, status: int = 503) -> None:
-        self._behaviours.extend([(status, 0.0)] * count)
+    def fail_next(self, count: int = 1, status: int = 503,
+                  headers: dict[str, str] | None = None) -> None:
+        self._behaviours.extend([(status, 0.0, headers or {})] * count)
 
     def delay_next(self, seconds: float) -> None:
-        self._behaviours.append((None, seconds))
+        self._behaviours.append((None, seconds, {}))
 
-    def _next_behaviour(self) -> tuple[int | None, float]:
+    def _next_behaviour(self) -> tuple[int | None, float, dict[str, str]]:
         with self._lock:
-            return self._behaviours.pop(0) if self._behaviours else (None, 0.0)
+            return self._behaviours.pop(0) if self._behaviours else (None, 0.0, {})
 
     def _apply(self, bundle: dict[str, Any]) -> dict[str, Any]:
         with self._lock:

@@ -102,3 +102,33 @@ def test_each_step_records_its_job_once_succeeded_with_one_attempt(app, org, run
              .where(TraceEntry.execution == execution.id).order_by(TraceEntry.seq)]
     assert trace == [(1, "analyze", "start"), (2, "analyze", "complete"), (3, "mark", "start"),
                      (4, "mark", "complete"), (5, "done", "start"), (6, "done", "complete")]
+
+
+def test_a_fhir_servers_retry_after_delays_the_next_attempt(make_app, org):
+    """A 429 with `Retry-After: 90` from the FHIR server: the sync's next attempt is scheduled
+    90 s on (the retry interval here is 0), and the sync status says what the server asked."""
+    import time
+
+    from rq.registry import ScheduledJobRegistry
+
+    from jobs.queue import QUEUE_WORKFLOWS, queue_name
+    from jobs.redis_conn import get_redis
+    from jobs.worker import run_worker
+    from models.workflows import EhrSync
+
+    app = make_app(JOB_RETRY_INTERVALS_S=[0, 0, 0], ALLOW_PRIVATE_WEBHOOK_URLS=True)
+    with FakeFhirServer() as fhir, app.app_context():
+        fhir.fail_next(1, status=429, headers={"Retry-After": "90"})
+        workflow = AgentWorkflow.create(organization=org.id, name="Sync",
+                                        definition=DEFINITION, fhir_base_url=fhir.base_url)
+        execution = engine.start_execution(org.id, workflow, {"transcript": TRANSCRIPT})
+        asked_at = time.time()
+        run_worker(app, burst=True)
+        assert len(fhir.requests) == 1  # not sent again at once
+        assert WorkflowExecution.get_by_id(execution.id).status == "running"
+        sync = EhrSync.get(EhrSync.execution == execution.id)
+        assert sync.status == "pending"
+        assert sync.last_error == "FHIR server answered 429 and asked for a retry after 90 s"
+        registry = ScheduledJobRegistry(queue_name(QUEUE_WORKFLOWS), connection=get_redis())
+        job_id = engine.step_job_id(execution.id, "sync", 1)
+        assert 89 <= registry.connection.zscore(registry.key, job_id) - asked_at <= 95
