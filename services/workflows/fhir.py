@@ -39,13 +39,17 @@ logger = logging.getLogger(__name__)
 IDENTIFIER_SYSTEM = "urn:cws:workflow-resource"
 PATIENT_SYSTEM = "urn:cws:patient"
 LOINC = "http://loinc.org"
+# Screener totals sent as Observations. GAD-2's is not: no LOINC code for its total score was
+# confirmed.
 SCREENER_LOINC = {"phq9": ("44261-6", "Patient Health Questionnaire 9 item (PHQ-9) total score "
                                       "[Reported]"),
                   "gad7": ("70274-6", "Generalized anxiety disorder 7 item (GAD-7) total score "
-                                      "[Reported.PHQ]")}
-SCREENER_RANGES = {"phq9": 27, "gad7": 21}
-_SCREENER_FINDING = re.compile(r"\b(PHQ-9|GAD-7)\s+(?:total\s+)?score\s+(?:of\s+)?(\d{1,2})\b",
-                               re.IGNORECASE)
+                                      "[Reported.PHQ]"),
+                  "phq2": ("55758-7", "Patient Health Questionnaire 2 item (PHQ-2) total score "
+                                      "[Reported]")}
+SCREENER_RANGES = {"phq9": 27, "gad7": 21, "phq2": 6}
+_SCREENER_FINDING = re.compile(
+    r"\b(PHQ-9|GAD-7|PHQ-2)\s+(?:total\s+)?score\s+(?:of\s+)?(\d{1,2})\b", re.IGNORECASE)
 NOTE_LOINC = ("11506-3", "Progress note")
 TASK_PRIORITY = {"low": "routine", "medium": "routine", "high": "urgent", "urgent": "asap"}
 RISK_SYSTEM = "http://terminology.hl7.org/CodeSystem/risk-probability"

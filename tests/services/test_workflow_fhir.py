@@ -42,6 +42,19 @@ def test_screener_totals_from_input_win_and_out_of_range_is_dropped():
     assert totals == {"phq9": 16, "gad7": 9}
 
 
+def test_a_phq2_total_is_an_observation_with_its_loinc_code():
+    """PHQ-2 totals were dropped: only PHQ-9 and GAD-7 were sent."""
+    analysis = analyze_transcript(TRANSCRIPT)
+    inputs = {"screeners": [{"screener": "PHQ-2", "score": 4}, {"screener": "phq2", "score": 7},
+                            {"screener": "GAD-2", "score": 3}]}
+    assert screener_totals(analysis, inputs) == {"phq9": 14, "gad7": 9, "phq2": 4}
+    bundle = build_bundle("wfx_1", analysis, inputs, AT)
+    Bundle.model_validate(bundle)
+    codes = {e["resource"]["code"]["coding"][0]["code"]: e["resource"]["valueInteger"]
+             for e in bundle["entry"] if e["resource"]["resourceType"] == "Observation"}
+    assert codes == {"44261-6": 14, "70274-6": 9, "55758-7": 4}
+
+
 @pytest.mark.parametrize("body", [b"[]", b'"ok"', b'{"entry": {"x": 1}}',
                                   b'{"entry": [null, 3, {"response": []},'
                                   b' {"response": {"location": 7}}]}'])
