@@ -40,7 +40,11 @@ def upstream_error(error: stripe.StripeError) -> DomainError:
     """The processor's own message. What the processor refuses about the client's own input (a
     payment method that does not exist, a declined card) is the client's 422 on
     `payment_method`; anything else (unreachable, its 5xx, our key refused) is a 502."""
-    message = getattr(error, "user_message", None) or str(error) or "processor error"
+    if isinstance(error, stripe.APIConnectionError):
+        # The library's text names the host and port it tried and the socket's error.
+        message = "unreachable (no connection, or no answer in time); try again shortly."
+    else:
+        message = getattr(error, "user_message", None) or str(error) or "processor error"
     code = getattr(error, "code", None)
     logger.warning("payment processor error %s (%s)", type(error).__name__, code)
     if isinstance(error, stripe.CardError | stripe.InvalidRequestError) and \

@@ -9,6 +9,7 @@ import pytest
 from models.billing import PaymentMethod
 from models.idempotency import IdempotencyRecord
 from models.organizations import Organization
+from tests.blueprints.test_errors import assert_error_shape
 from tests.fakes.stripe_server import API_KEY, FakeStripe
 
 PAN = "4242 4242 4242 4242"
@@ -275,3 +276,26 @@ def test_concurrent_deletes_leave_no_default_detached_at_the_processor(billing, 
     assert fake_stripe.payment_methods["pm_del2"]["customer"] == customer
     assert fake_stripe.customers[customer]["invoice_settings"][
         "default_payment_method"] == "pm_del2"
+
+
+def test_an_unreachable_processor_is_502_without_its_address(make_app, fake_stripe, org):
+    """The client library's text names the host and port it failed to reach; API clients
+    (and the error's readers) get the service's own words."""
+    import socket
+
+    with socket.socket() as unused:
+        unused.bind(("127.0.0.1", 0))
+        port = unused.getsockname()[1]
+    app = make_app(STRIPE_API_KEY=API_KEY, STRIPE_API_BASE=f"http://127.0.0.1:{port}")
+    with app.app_context():
+        from services.organizations import create_organization
+        from services.tokens import create_token
+
+        clinic = create_organization("Aspen Clinic")
+        token = create_token(clinic.id, ["billing:write"])[1]
+    response = _add(app.test_client(), {"Authorization": f"Bearer {token}"})
+    assert_error_shape(response, 502)
+    assert response.json["message"] == "Payment processor: unreachable (no connection, or no " \
+                                       "answer in time); try again shortly."
+    assert str(port) not in response.get_data(as_text=True)
+    assert PaymentMethod.select().count() == 0
