@@ -18,7 +18,7 @@ from rq.queue import Queue
 from rq.worker import WorkerStatus
 
 from jobs import queue as jobqueue
-from models.base import bind_database, db
+from models.base import bind_database, db, truncate_wal
 from models.jobs import JobRecord, running_job
 from services import analysis
 from services.analysis.llm import LLMAnalysisError
@@ -179,6 +179,9 @@ class AppWorker(Worker):
             try:
                 fail_abandoned(spent)
                 jobqueue.sweep()
+                # A secret cleared since the last round (an admin token read once) leaves the
+                # SQLite write-ahead log's file as well.
+                truncate_wal(wait=True)
             finally:
                 db.close()
 

@@ -440,6 +440,23 @@ def is_postgres() -> bool:
     return isinstance(db.obj, PostgresqlDatabase)
 
 
+def truncate_wal(wait: bool = False) -> bool:
+    """On SQLite, copy the write-ahead log into the database and empty its file, so the bytes
+    of a row cleared since (a secret read once) no longer lie in it; elsewhere nothing. Without
+    ``wait`` it gives up at once when a reader or writer is busy (returns False); the worker's
+    maintenance calls it with ``wait``, outside any transaction."""
+    if is_postgres() or db.in_transaction():
+        return False
+    if not wait:
+        db.execute_sql("PRAGMA busy_timeout = 0")
+    try:
+        busy = db.execute_sql("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+    finally:
+        if not wait:
+            db.execute_sql(f"PRAGMA busy_timeout = {SQLITE_PRAGMAS['busy_timeout']}")
+    return not busy
+
+
 class UTCDateTimeField(DateTimeField):
     """Stored as naive UTC (sortable on both engines), read back as an aware UTC datetime."""
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from peewee import IntegrityError
 
-from models.base import db, utcnow
+from models.base import db, truncate_wal, utcnow
 from models.jobs import QUEUE_PROVISIONING, job_id, record_job
 from models.organizations import ProvisioningJob, ProvisioningStep, SlugReservation
 from services.errors import Conflict, DomainError, NotFound
@@ -219,6 +219,8 @@ def take_admin_token(job: ProvisioningJob) -> str | None:
     cleared = (ProvisioningJob.update(admin_token=None)
                .where((ProvisioningJob.id == job.id)
                       & ProvisioningJob.admin_token.is_null(False)).execute())
+    if cleared:
+        truncate_wal()  # else the worker's maintenance does, within its interval
     return token if cleared else None
 
 

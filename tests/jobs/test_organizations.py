@@ -298,3 +298,52 @@ def test_a_refused_step_fails_at_once_and_is_compensated(make_app, org):
     assert (step["status"], step["attempts"]) == ("failed", 1)
     assert "another deployment" in step["error"]
     assert _steps(body)["create_organization"] == "compensated"
+
+
+@pytest.mark.skipif(bool(os.environ.get("TEST_DATABASE_URL")), reason="SQLite's files")
+def test_an_admin_token_read_once_leaves_no_copy_in_the_sqlite_files(make_app, tmp_path):
+    """The job row's copy was cleared, but its bytes stayed in the write-ahead log's file
+    until a checkpoint came round (after 1,000 pages of writes)."""
+    import sqlite3
+
+    from models.base import db, truncate_wal
+
+    app = make_app()
+    path = app.config["DATABASE_URL"].removeprefix("sqlite:///")
+    client = app.test_client()
+    job_id = _provision(client)
+    # Open throughout, as the web server's pooled connections are: the last connection to
+    # close would checkpoint the log and remove its file.
+    keeper = sqlite3.connect(path)
+    keeper.execute("SELECT 1 FROM provisioning_job").fetchall()
+    drain(app)
+    token = _status(client, job_id)["result"]["admin_token"]
+    assert token.startswith("cws_")
+    assert token.removeprefix("cws_").encode() not in _sqlite_files(path)
+
+    # A reader in the middle of a read keeps the log: the request gives up at once, the
+    # worker's maintenance waits for it.
+    with app.app_context():
+        db.connect(reuse_if_open=True)
+        reader = sqlite3.connect(path)
+        reader.execute("BEGIN")
+        reader.execute("SELECT count(*) FROM provisioning_job").fetchone()
+        ProvisioningJob.update(admin_token="cws_written_again").execute()
+        ProvisioningJob.update(admin_token=None).execute()
+        assert truncate_wal() is False
+        reader.rollback()
+        reader.close()
+        assert truncate_wal(wait=True) is True
+        db.close()
+    assert b"written_again" not in _sqlite_files(path)
+    keeper.close()
+
+
+def _sqlite_files(path: str) -> bytes:
+    """The bytes of a SQLite database and of its write-ahead log, if any."""
+    found = b""
+    for name in (path, f"{path}-wal"):
+        if os.path.exists(name):
+            with open(name, "rb") as handle:
+                found += handle.read()
+    return found
