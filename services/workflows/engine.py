@@ -47,6 +47,7 @@ from services.workflows.nodes import NodeError, NodeResult, TransientNodeError
 logger = logging.getLogger(__name__)
 MAX_ERROR_CHARS = 1_000
 DEFAULT_APPROVAL_TITLE = "Approval required"
+INTERRUPTED = "the worker running this step stopped before it ended; the step runs again"
 
 
 # Definitions ---------------------------------------------------------------------------------
@@ -158,6 +159,14 @@ def _trace(execution: WorkflowExecution, event: str, node: Mapping[str, Any] | N
         TraceEntry.insert_many(pending).execute()
 
 
+def _started_and_not_ended(execution_id: str, node_id: str) -> bool:
+    """Whether the execution's last trace entry is this node's `start`."""
+    last = (TraceEntry.select(TraceEntry.node_id, TraceEntry.event)
+            .where(TraceEntry.execution == execution_id)
+            .order_by(TraceEntry.seq.desc()).first())
+    return last is not None and (last.node_id, last.event) == (node_id, "start")
+
+
 def _last_seq(execution_id: str) -> Function:
     """The execution's last trace seq, as SQL evaluated by the statement that uses it."""
     return fn.COALESCE(TraceEntry.select(fn.MAX(TraceEntry.seq))
@@ -215,6 +224,10 @@ def run_step(execution_id: str, node_id: str, config: Mapping[str, Any]) -> str:
         node = nodes_by_id(execution.definition)[node_id]
         if node["type"] in node_runner.PURE_NODE_TYPES:
             return _run_pure(execution, node, config)
+        if _started_and_not_ended(execution.id, node_id):
+            # Its worker died mid-step (the job was re-queued): the trace says so before the
+            # step's second start.
+            _trace(execution, "error", node, error=INTERRUPTED)
         _save(execution, status="running")
         _trace(execution, "start", node)
         running_job_started()

@@ -138,7 +138,9 @@ def test_worker_killed_mid_step_then_the_execution_completes_once(clinic, fhir, 
     assert body["status"] == "completed", body["error"]
     sync_events = [e["event"] for e in body["execution_trace"] if e["node_id"] == "sync"]
     assert sync_events.count("complete") == 1
-    assert sync_events == ["start", "start", "complete"]
+    assert sync_events == ["start", "error", "start", "complete"]
+    interrupted = [e for e in body["execution_trace"] if e["event"] == "error"]
+    assert "stopped before it ended" in interrupted[0]["error"]
 
 
 def test_an_idle_worker_requeues_the_step_of_a_killed_one(clinic, fhir, service):

@@ -37,8 +37,11 @@ def test_step_of_a_killed_worker_is_requeued_and_completes_once(make_app, app_co
         trace = [(t.node_id, t.event) for t in
                  TraceEntry.select().where(TraceEntry.execution == execution.id)
                  .order_by(TraceEntry.seq)]
+        # The killed attempt's end is in the trace: it had two starts with nothing between.
         assert trace == [("analyze", "start"), ("analyze", "complete"), ("sync", "start"),
-                         ("sync", "start"), ("sync", "complete")]
+                         ("sync", "error"), ("sync", "start"), ("sync", "complete")]
+        error = TraceEntry.get(TraceEntry.execution == execution.id, TraceEntry.event == "error")
+        assert error.error == engine.INTERRUPTED
         assert len(fhir.requests) == 2
         assert sum(fhir.created.values()) == len(fhir.bundles[0]["entry"])
 
