@@ -3009,3 +3009,26 @@ def test_a_token_longer_than_any_word_is_read_as_its_first_characters():
     # A run of points is read as before: a trailing-off inside a sentence, points at its end.
     assert len(read_turn("I just... want it to end")) == 1
     assert len(read_turn("I just want it to end." + "." * 20_000)) == 1
+
+
+@pytest.mark.parametrize("text, kinds", [
+    # An act's word after a plan, a wish, a modal or "thinking about" is one to come.
+    ("I have a plan to overdose on my pills tonight", {"intent", "plan"}),
+    ("I want to overdose on my pills.", {"suicidal_ideation"}),
+    ("I might overdose on my pills.", {"suicidal_ideation"}),
+    ("I keep thinking about overdosing on my pills.", {"suicidal_ideation"}),
+])
+def test_an_act_to_come_is_not_reported_as_a_past_attempt(text, kinds):
+    """"I have a plan to overdose on my pills tonight" was imminent, rightly, but one of its
+    factors read "Patient reported a past suicide attempt"."""
+    found = {signal.kind for signal in detect_crisis(f"Patient: {text}").signals}
+    assert "past_attempt" not in found and kinds <= found
+
+
+@pytest.mark.parametrize("text", [
+    "I tried to overdose on my pills last year.",
+    "I overdosed on my pills last spring.",
+    "I took an overdose of my pills in March.",
+])
+def test_an_act_done_is_still_a_past_attempt(text):
+    assert "past_attempt" in {s.kind for s in detect_crisis(f"Patient: {text}").signals}

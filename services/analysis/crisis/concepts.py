@@ -191,6 +191,26 @@ _AMOUNTS = frozenset({"all", "whole", "entire", "handful", "bunch", "dozen", "do
                       "everything"})
 
 
+# Words before an act's own word that make it one to come: "might overdose", "gonna jump".
+_MODALS = frozenset({"might", "will", "ll", "would", "could", "gonna", "wanna", "shall",
+                     "may", "should"})
+
+
+def _act_to_come(sentence: Sentence, concepts: list[Mention], act: Mention) -> bool:
+    """Whether an act's word is said as one to come, not one done: after a modal, as a gerund
+    after "about", "of" or "like", or after "to" that follows no word of a past act ("a plan
+    to overdose", "I want to overdose"; not "I tried to overdose")."""
+    index = act.start - sentence.offset
+    before = sentence.words[index - 1] if index > 0 else ""
+    if before in _MODALS:
+        return True
+    if before in ("about", "of", "like") and sentence.words[index].endswith("ing"):
+        return True  # "thinking about overdosing", "I feel like overdosing"
+    return before == "to" and not any(
+        m.concept == "past_act" and m is not act and m.end in (act.start, act.start - 1)
+        for m in concepts)
+
+
 def _scheduled_means(sentence: Sentence, concepts: list[Mention]) -> Mention | None:
     """Lethal means the patient says they will use at a time or when alone: a firearm or a
     ligature, or a medicine in an overdose's amount ("all my Seroquel … on Friday night")."""
@@ -720,7 +740,8 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
             regret = act
         if act is not None:
             context = True
-            if ("past_act" in own or regret is not None) and not upcoming:
+            if ("past_act" in own or regret is not None) and not upcoming and \
+                    not _act_to_come(sentence, concepts, act):
                 add("past_attempt", act)
             elif own & {"intent", "commitment"} or "commitment" in window or (
                     "time" in own and act.concept in ("self_kill", "self_kill_weak", "act_pronoun",
