@@ -7,7 +7,7 @@ upstream errors:
 
 * ``LLMBadOutput``: the reply was not a JSON object, twice in a row (502).
 * ``LLMUpstreamError``: connection failure or an HTTP error from the server (502).
-* ``LLMTimeout``: the server did not answer within ``LLMSettings.timeout_s`` (504).
+* ``LLMTimeout``: the server's answer was not all in within ``LLMSettings.timeout_s`` (504).
 
 No exception message or log line contains transcript text, context values or the API key.
 The returned ``riskAssessment.level`` may be None; callers must apply
@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 import openai
 from openai.types.chat import ChatCompletion
 
+from services.analysis.model_http import deadline, http_client
 from services.analysis.prompts import build_messages
 from services.analysis.redaction import PLACEHOLDERS, redact_inputs
 from services.analysis.shape import normalize_analysis
@@ -90,19 +91,22 @@ class LLMTimeout(LLMAnalysisError):
 # --- calling the model -------------------------------------------------------------------------
 
 
-def _request(client: openai.OpenAI, model: str, messages: list[dict]) -> ChatCompletion:
-    """One chat completion, with SDK errors mapped to our exceptions.
+def _request(client: openai.OpenAI, model: str, messages: list[dict],
+             timeout_s: float) -> ChatCompletion:
+    """One chat completion, done within ``timeout_s`` in all, with SDK errors mapped to our
+    exceptions.
 
     Upstream error bodies can echo parts of the prompt, so our messages carry only the error
     class and status, and the SDK exception is not chained.
     """
     try:
-        completion = client.chat.completions.create(
-            model=model,
-            messages=messages,
-            temperature=TEMPERATURE,
-            response_format=RESPONSE_FORMAT,
-        )
+        with deadline(timeout_s):
+            completion = client.chat.completions.create(
+                model=model,
+                messages=messages,
+                temperature=TEMPERATURE,
+                response_format=RESPONSE_FORMAT,
+            )
     except openai.APITimeoutError:
         # APITimeoutError subclasses APIConnectionError, so it must be caught first.
         raise LLMTimeout("model server did not respond in time") from None
@@ -114,6 +118,10 @@ def _request(client: openai.OpenAI, model: str, messages: list[dict]) -> ChatCom
         ) from None
     except openai.APIError as err:
         raise LLMUpstreamError(f"model server error ({type(err).__name__})") from None
+    except ValueError:
+        # A 200 whose body, sent as JSON, does not decode (empty, an HTML page, cut short):
+        # the SDK raises the decoder's error.
+        raise LLMUpstreamError("model server returned a body that is not JSON") from None
     # Without strict validation the SDK hands back whatever a 200 body decoded to (a plain
     # string, a list); that is a broken server, not a model answer worth retrying.
     if not isinstance(completion, ChatCompletion):
@@ -180,6 +188,7 @@ def _client(api_key: str, base_url: str | None, timeout_s: float) -> openai.Open
         base_url=base_url,
         timeout=timeout_s,
         max_retries=SDK_MAX_RETRIES,
+        http_client=http_client(timeout_s),
     )
 
 
@@ -209,7 +218,7 @@ def analyze_with_llm(
     usage = _Usage()
     client = _client(settings.api_key, settings.base_url, settings.timeout_s)
     for attempt in range(1, MAX_ATTEMPTS + 1):
-        completion = _request(client, settings.model, messages)
+        completion = _request(client, settings.model, messages, settings.timeout_s)
         usage.add(completion)
         result = _parse_analysis(completion)
         if result is not None:

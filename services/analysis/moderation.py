@@ -17,6 +17,7 @@ import openai
 
 from services.analysis.crisis import HIGH, CrisisAssessment, CrisisSignal, max_level
 from services.analysis.llm import LLMSettings, model_client
+from services.analysis.model_http import deadline
 from services.analysis.redaction import redact_identifiers
 from services.analysis.transcript import ROLE_CLINICIAN, normalize_text, split_turns
 
@@ -63,7 +64,9 @@ def check(settings: LLMSettings, transcript: str, threshold: float = DEFAULT_THR
     if not text.strip():
         return None
     try:
-        response = model_client(settings).moderations.create(model=MODERATION_MODEL, input=text)
+        with deadline(settings.timeout_s):
+            response = model_client(settings).moderations.create(model=MODERATION_MODEL,
+                                                                 input=text)
         found = _flagged_category(response.results[0], threshold)
     except (openai.OpenAIError, IndexError, AttributeError, TypeError, ValueError) as exc:
         # Never lowers and never breaks the analysis: the floor stays what it was.

@@ -114,9 +114,11 @@ def _analyze_session(config: Mapping[str, Any], context: NodeContext) -> Any:
 def _llm(config: Mapping[str, Any], context: NodeContext) -> Any:
     """A prompt to the analysis's model client, with the same identifier redaction."""
     import openai
+    from openai.types.chat import ChatCompletion
 
     from services.analysis import llm_settings
     from services.analysis.llm import model_client
+    from services.analysis.model_http import deadline
     from services.analysis.redaction import redact_identifiers
     from services.usage import record_usage
 
@@ -134,14 +136,20 @@ def _llm(config: Mapping[str, Any], context: NodeContext) -> Any:
         text, _ = redact_identifiers(text)
     client = model_client(settings)
     try:
-        completion = client.chat.completions.create(
-            model=settings.model, temperature=LLM_TEMPERATURE,
-            messages=[{"role": "user", "content": text}])
+        with deadline(settings.timeout_s):
+            completion = client.chat.completions.create(
+                model=settings.model, temperature=LLM_TEMPERATURE,
+                messages=[{"role": "user", "content": text}])
     except (openai.APITimeoutError, openai.APIConnectionError, openai.RateLimitError,
             openai.InternalServerError) as exc:
         raise TransientNodeError(f"The model did not answer: {type(exc).__name__}.") from exc
     except openai.APIError as exc:
         raise NodeError(f"The model refused the request: {type(exc).__name__}.") from exc
+    except ValueError:
+        # A 200 whose JSON body does not decode: a broken server or proxy, maybe for a while.
+        raise TransientNodeError("The model server's answer was not JSON.") from None
+    if not isinstance(completion, ChatCompletion):
+        raise TransientNodeError("The model server's answer was not a chat completion.")
     usage = completion.usage
     prompt_tokens = usage.prompt_tokens if usage else 0
     completion_tokens = usage.completion_tokens if usage else 0

@@ -8,6 +8,7 @@ from models.analyses import SessionAnalysis
 from models.usage import UsageEvent
 from tests.conftest import bearer
 from tests.fakes.openai_server import Reply, fresh_analysis
+from tests.blueprints.test_errors import assert_error_shape
 
 URL = "/api/therapy/analyze-session"
 CRISIS = ("Clinician: How has this week been?\n"
@@ -145,6 +146,30 @@ def test_upstream_timeout_is_504(llm_client, auth, fake_openai):
     fake_openai.script(Reply.slow(3))
     response = llm_client.post(URL, json={"session_transcript": ORDINARY}, headers=auth)
     assert response.status_code == 504 and response.json["success"] is False
+
+
+def test_an_answer_sent_slowly_past_the_timeout_is_504(llm_client, auth, fake_openai):
+    """OPENAI_TIMEOUT_S (1 s here) bounds the whole call: a body sent in 8 parts 0.4 s apart,
+    each gap within the timeout, was waited for to the end (3 s) and answered 200."""
+    import time
+
+    fake_openai.script(Reply.trickled(8, 0.4, then=Reply.json(fresh_analysis())))
+    started = time.monotonic()
+    response = llm_client.post(URL, json={"session_transcript": ORDINARY}, headers=auth)
+    assert response.status_code == 504 and response.json["success"] is False
+    assert time.monotonic() - started < 2.0
+    assert SessionAnalysis.select().count() == 0
+
+
+@pytest.mark.parametrize("body", [b"", b"<html>gateway</html>", b'{"id": "chatcmpl-x", "cho'])
+def test_a_200_whose_json_body_does_not_decode_is_502(llm_client, auth, fake_openai, body):
+    """Was 500 "internal error" with the decoder's traceback in the log."""
+    fake_openai.script(Reply.raw_body(body))
+    response = llm_client.post(URL, json={"session_transcript": ORDINARY}, headers=auth)
+    assert_error_shape(response, 502)
+    assert response.json["success"] is False
+    assert response.json["message"].endswith("model server returned a body that is not JSON")
+    assert SessionAnalysis.select().count() == 0
 
 
 def test_analysis_is_stored_linked_and_metered(llm_client, auth, fake_openai):

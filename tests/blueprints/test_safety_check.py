@@ -86,6 +86,19 @@ def test_a_failing_check_neither_lowers_nor_breaks_the_analysis(
     assert not any("kill" in w or "555" in w for w in warnings)
 
 
+def test_a_check_answered_slowly_is_given_up_at_its_timeout(checked_client, auth, fake_openai):
+    """SAFETY_MODEL_TIMEOUT_S (0.5 s here) bounds the whole call: an answer sent in 6 parts
+    0.3 s apart, each gap within it, was waited for to the end and then counted."""
+    import time
+
+    fake_openai.script_moderation(Reply.trickled(
+        6, 0.3, then=Reply.moderation({"self-harm/intent": 0.99})))
+    started = time.monotonic()
+    risk = _risk(checked_client, auth, QUIET)
+    assert time.monotonic() - started < 1.2
+    assert risk["level"] == "low" and not any(CHECK_FACTOR in f for f in risk["factors"])
+
+
 def test_off_by_default(make_app, fake_openai, auth):
     app = make_app(OPENAI_API_KEY="k", OPENAI_BASE_URL=fake_openai.base_url)
     fake_openai.script_moderation(Reply.moderation({"self-harm/intent": 0.99}))

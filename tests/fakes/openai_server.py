@@ -101,6 +101,9 @@ class Reply:
     usage: tuple[int, int] = DEFAULT_USAGE
     delay_s: float = 0.0
     then: Reply | None = None
+    raw: bytes | None = None  # sent as it is, with ``content_type``
+    content_type: str = "application/json"
+    trickle: tuple[int, float] | None = None  # (pieces, seconds between them)
 
     @classmethod
     def json(
@@ -137,6 +140,20 @@ class Reply:
         ``{"self-harm/intent": 0.9}``); unnamed categories score 0.001 and a category is
         flagged above 0.5, as the provider does."""
         return cls(body=moderation_response(scores or {}))
+
+    @classmethod
+    def raw_body(cls, body: bytes, content_type: str = "application/json",
+                 status_code: int = HTTPStatus.OK) -> Reply:
+        """These bytes as the body, under this Content-Type: a broken server or proxy
+        (an empty body, an HTML page, JSON cut short, each labelled JSON)."""
+        return cls(status_code=status_code, raw=body, content_type=content_type)
+
+    @classmethod
+    def trickled(cls, pieces: int, gap_s: float, then: Reply | None = None) -> Reply:
+        """``then`` (the server default when None) with its Content-Length sent at once and
+        its body in ``pieces`` parts, ``gap_s`` apart: each gap shorter than a read timeout,
+        the whole longer than the call's."""
+        return cls(trickle=(pieces, gap_s), then=then)
 
     @classmethod
     def slow(cls, seconds: float, then: Reply | None = None) -> Reply:
@@ -201,6 +218,12 @@ class _Handler(BaseHTTPRequestHandler):
             return
         fake._record(self.path, body, dict(self.headers.items()))
         reply = fake._next_reply(moderation)
+        if reply.raw is not None:
+            self._send(reply.status_code, reply.raw, reply.content_type)
+            return
+        if reply.trickle is not None:
+            self._trickle(reply, moderation)
+            return
         while reply.delay_s:
             if fake._stopping.wait(reply.delay_s):
                 return  # stop() was called: drop the connection instead of answering
@@ -209,6 +232,26 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_body(reply)
             return
         self._send_json(HTTPStatus.OK, chat_completion(reply, fake._completion_id()))
+
+    def _trickle(self, reply: Reply, moderation: bool) -> None:
+        fake = self.server.fake
+        then = reply.then or (fake.moderation_default if moderation else fake.default)
+        payload = json.dumps(then.body if then.body is not None
+                             else chat_completion(then, fake._completion_id())).encode()
+        pieces, gap_s = reply.trickle
+        size = -(-len(payload) // pieces)
+        try:
+            self.send_response(HTTPStatus.OK)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            for start in range(0, len(payload), size):
+                self.wfile.write(payload[start:start + size])
+                self.wfile.flush()
+                if start + size < len(payload) and fake._stopping.wait(gap_s):
+                    return
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up on it
 
     def _read_body(self) -> Any:
         length = int(self.headers.get("Content-Length") or 0)
