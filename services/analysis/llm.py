@@ -148,11 +148,22 @@ def _parse_analysis(completion: ChatCompletion) -> dict | None:
     if not content:
         return None
     try:
-        return normalize_analysis(json.loads(_strip_fences(content)))
+        result = normalize_analysis(json.loads(_strip_fences(content)))
     except (ValueError, RecursionError):
         # ValueError covers JSONDecodeError, oversized integer literals and InvalidAnalysis
         # (a JSON value that is not an object); RecursionError covers absurdly deep nesting.
         return None
+    # An object with none of the analysis's fields ({}, every one null or empty) is no
+    # analysis: stored, it read as a finished one with nothing found and no risk reason.
+    return result if _says_anything(result) else None
+
+
+def _says_anything(result: dict) -> bool:
+    risk = result["riskAssessment"]
+    return bool(risk["level"] or risk["summary"] or risk["factors"]
+                or any(result["visitSummary"].values())
+                or any(value for key, value in result.items()
+                       if key not in ("riskAssessment", "visitSummary")))
 
 
 def _token_count(value: object) -> int:

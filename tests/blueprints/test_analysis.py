@@ -6,9 +6,9 @@ import pytest
 
 from models.analyses import SessionAnalysis
 from models.usage import UsageEvent
+from tests.blueprints.test_errors import assert_error_shape
 from tests.conftest import bearer
 from tests.fakes.openai_server import Reply, fresh_analysis
-from tests.blueprints.test_errors import assert_error_shape
 
 URL = "/api/therapy/analyze-session"
 CRISIS = ("Clinician: How has this week been?\n"

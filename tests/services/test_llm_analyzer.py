@@ -332,3 +332,20 @@ def test_fake_server_stop_does_not_wait_for_slow_replies():
     started = time.perf_counter()
     fake.stop()
     assert time.perf_counter() - started < SLOW_REPLY_S
+
+
+@pytest.mark.parametrize("empty", [{}, {"aiTasks": [], "riskAssessment": None},
+                                   {"visitSummary": {"topicsDiscussed": []}, "note": "ok"}])
+def test_an_object_with_none_of_the_analysis_fields_is_bad_output(fake_openai, settings, empty):
+    """Stored, `{}` read as a finished analysis that found nothing, at `moderate` (the floor's
+    level for an unknown one) with no reason given."""
+    fake_openai.script(Reply.json(empty), Reply.json(empty))
+    with pytest.raises(LLMBadOutput):
+        analyze_with_llm(settings, "Client reports poor sleep.")
+    assert len(fake_openai.requests) == 2
+
+
+def test_an_object_with_only_a_risk_level_is_an_analysis(fake_openai, settings):
+    fake_openai.script(Reply.json({"riskAssessment": {"level": "low"}}))
+    analysis = analyze_with_llm(settings, "Client reports poor sleep.")
+    assert analysis.result["riskAssessment"]["level"] == "low"
