@@ -80,8 +80,19 @@ def _template_sections(organization_id: str, clinical_context: Mapping[str, Any]
     return template.sections
 
 
-def _failure(message: str, status: int) -> UpstreamFailure:
-    return UpstreamFailure(message, status=status, extra={"success": False})
+FLOOR_ONLY_SUMMARY = ("The analysis model failed; this is the safety floor's reading of the "
+                      "transcript alone.")
+
+
+def _failure(message: str, status: int, transcript: str) -> UpstreamFailure:
+    """The model's failure, with the safety floor's own reading when it found crisis language
+    or a review cue: a failed model must not hide what the detector saw."""
+    extra: dict[str, Any] = {"success": False}
+    floor = crisis.detect_crisis(transcript)
+    if floor.floor_level is not None:
+        extra["riskAssessment"] = crisis.apply_safety_floor(
+            {"level": None, "summary": FLOOR_ONLY_SUMMARY, "factors": []}, floor)
+    return UpstreamFailure(message, status=status, extra=extra)
 
 
 def _run_model(settings: LLMSettings, data: AnalysisInput, sections: list[dict] | None
@@ -90,9 +101,10 @@ def _run_model(settings: LLMSettings, data: AnalysisInput, sections: list[dict] 
         out = analyze_with_llm(settings, data.transcript, data.clinical_context,
                                data.vital_signs, sections)
     except LLMTimeout as exc:
-        raise _failure("The analysis model did not answer in time.", 504) from exc
+        raise _failure("The analysis model did not answer in time.", 504,
+                       data.transcript) from exc
     except LLMAnalysisError as exc:
-        raise _failure(f"The analysis model failed: {exc}", 502) from exc
+        raise _failure(f"The analysis model failed: {exc}", 502, data.transcript) from exc
     return out.result, out.model, out.prompt_tokens, out.completion_tokens
 
 

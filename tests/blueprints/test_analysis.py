@@ -113,6 +113,23 @@ def test_model_cannot_lower_the_safety_floor(llm_client, auth, fake_openai):
     assert body["riskAssessment"]["factors"]
 
 
+@pytest.mark.parametrize("failure", [Reply.status(500), Reply.slow(3)], ids=["502", "504"])
+def test_a_failed_model_still_answers_with_the_safety_floors_reading(llm_client, auth,
+                                                                    fake_openai, failure):
+    """The model down: the detector's reading of a crisis transcript was computed and thrown
+    away, so the 502 said nothing of the plan for Friday."""
+    fake_openai.script(failure)
+    response = llm_client.post(URL, json={"session_transcript": CRISIS}, headers=auth)
+    assert response.status_code in (502, 504) and response.json["success"] is False
+    risk = response.json["riskAssessment"]
+    assert risk["level"] == "imminent" and risk["factors"]
+    assert risk["summary"].startswith("The analysis model failed")
+    assert SessionAnalysis.select().count() == 0
+    fake_openai.script(failure)
+    calm = llm_client.post(URL, json={"session_transcript": ORDINARY}, headers=auth)
+    assert calm.status_code in (502, 504) and "riskAssessment" not in calm.json
+
+
 def test_unknown_model_risk_level_becomes_the_floor(llm_client, auth, fake_openai):
     reply = fresh_analysis()
     reply["riskAssessment"]["level"] = "somewhat worrying"
