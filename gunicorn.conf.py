@@ -41,6 +41,17 @@ def when_ready(server) -> None:
         analysis.preload()
 
 
+def worker_int(worker) -> None:
+    # SIGINT (Ctrl-C reaches every process of the terminal's group) or the master's SIGQUIT:
+    # a quick stop. gunicorn's own handler sleeps, then raises SystemExit; the master's SIGQUIT
+    # that follows a Ctrl-C arrived while that exit unwound, and the worker hung in the native
+    # destructors (killed at graceful_timeout) or aborted. Leave here, at once, as worker_exit
+    # does.
+    if os.getpid() == worker.pid and "onnxruntime" in sys.modules:
+        worker.log.info("Worker exiting (pid: %s)", worker.pid)
+        _leave(0)
+
+
 def worker_exit(server, worker) -> None:
     # A worker forked after the models loaded does not have onnxruntime's threads, yet at exit
     # the library's native destructors wait on them: the worker hung until the master killed
@@ -51,11 +62,18 @@ def worker_exit(server, worker) -> None:
         return  # the master, tidying up after a worker that is already gone
     if "onnxruntime" not in sys.modules:
         return
+    _leave(_exit_status(sys.exc_info()[1]))
+
+
+def _leave(status: int) -> None:
+    """Exit this worker now, with ``status``, after closing its connections and logs."""
     import logging
+    import signal
 
     from models.base import release_connections
 
-    status = _exit_status(sys.exc_info()[1])
+    for quit_signal in (signal.SIGINT, signal.SIGQUIT, signal.SIGTERM):
+        signal.signal(quit_signal, signal.SIG_IGN)  # a second signal must not cut this short
     try:
         release_connections()
     finally:

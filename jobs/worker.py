@@ -36,6 +36,8 @@ PEER_FAILURES: tuple[type[Exception], ...] = (LLMAnalysisError, UpstreamFailure,
                                               TransientNodeError)
 
 MAINTENANCE_INTERVAL_S = 60
+# An idle worker answers a stop signal within this many seconds (`dequeue_timeout`).
+STOP_WITHIN_S = 2
 HEARTBEAT_GRACE_S = 60
 
 
@@ -98,9 +100,12 @@ class AppWorker(Worker):
 
     @property
     def dequeue_timeout(self) -> int:
-        # rq waits on the queues for its worker TTL less 15 s (405 s) before its loop comes
-        # round to maintenance again: an idle worker found a dead one's job only that late.
-        return max(1, int(self.maintenance_interval))
+        # How long one wait on the queues lasts; rq heartbeats and runs maintenance (when due)
+        # between two. Short, because a stop signal that the kernel hands to another thread
+        # (rq's pubsub thread, a native library's) reaches the main thread's Python handler
+        # only when its wait returns: Ctrl-C or SIGTERM took up to the whole wait (it was the
+        # maintenance interval, 60 s).
+        return max(1, min(int(self.maintenance_interval), STOP_WITHIN_S))
 
     def _in_process(self, job: Job) -> bool:
         return job.origin in self.in_process_queues

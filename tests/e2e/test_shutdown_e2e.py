@@ -52,3 +52,72 @@ def test_sigterm_stops_web_and_worker_without_killing_any_process(tmp_path: Path
     assert "terminate called" not in log, log[-2000:]
     assert took < GRACEFUL_TIMEOUT_S, (took, log[-2000:])
     assert worker_codes == [0], service.log_tail("worker")
+
+
+def test_ctrl_c_stops_bin_serve_and_everything_it_started(tmp_path: Path) -> None:
+    """Ctrl-C reaches every process of the terminal's group at once. Before: the embedded
+    Redis server was left running (its owner, the web master, shuts it down only when no
+    other client is connected, and the worker still was); a web worker hung at exit or
+    aborted; the worker answered the signal only when its 60 s wait on the queues ended."""
+    import json
+
+    import psutil
+    import requests
+
+    from tests.e2e.service import free_port
+
+    port = free_port()
+    instance = tmp_path / "instance"
+    env = {key: value for key, value in os.environ.items()
+           if key not in ("DATABASE_URL", "REDIS_URL")}
+    env.update(INSTANCE_PATH=str(instance), HOST="127.0.0.1", PORT=str(port))
+    log_path = tmp_path / "serve.log"
+    with open(log_path, "wb") as log:
+        serve = subprocess.Popen([str(PROJECT_ROOT / "bin" / "serve")], cwd=PROJECT_ROOT,
+                                 env=env, stdout=log, stderr=subprocess.STDOUT,
+                                 start_new_session=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(600):
+            if "Clinical Workflow Service on" in log_path.read_text(errors="replace"):
+                break
+            assert serve.poll() is None, log_path.read_text()[-3000:]
+            time.sleep(0.2)
+        quickstart = subprocess.run(
+            [str(PROJECT_ROOT / ".venv" / "bin" / "flask"), "--app", "app", "quickstart",
+             "--name", "Ctrl-C Clinic"], cwd=PROJECT_ROOT, env=env, capture_output=True,
+            text=True, timeout=120)
+        token = quickstart.stdout.strip().splitlines()[-1]
+        answer = requests.post(f"{base}/api/therapy/analyze-session", timeout=30,
+                               headers={"Authorization": f"Bearer {token}"},
+                               json={"session_transcript": "Patient: I sleep better now."})
+        assert answer.status_code == 200, answer.text[:300]
+        Client(base, token).wait_for("/api/agent-workflows/queue/stats",
+                                     lambda body: body["workers"]["idle"] == 1)
+        started = [p for p in psutil.process_iter() if _session_of(p) == serve.pid]
+        settings = json.loads((instance / "redis.rdb.settings").read_text())
+        redis_server = psutil.Process(int(Path(settings["pidfile"]).read_text()))
+
+        began = time.monotonic()
+        os.killpg(serve.pid, signal.SIGINT)
+        code = serve.wait(timeout=GRACEFUL_TIMEOUT_S + 30)
+        took = time.monotonic() - began
+        time.sleep(1)
+        left = [p.pid for p in [*started, redis_server]
+                if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+    finally:
+        if serve.poll() is None:
+            os.killpg(serve.pid, signal.SIGKILL)
+    log = log_path.read_text(errors="replace")
+    assert left == [], log[-3000:]
+    assert "was sent SIGKILL" not in log and "was sent SIGABRT" not in log, log[-3000:]
+    assert "terminate called" not in log, log[-3000:]
+    assert took < 15, (took, log[-3000:])
+    assert code in (0, 130), log[-3000:]
+
+
+def _session_of(process) -> int | None:
+    try:
+        return os.getsid(process.pid)
+    except OSError:
+        return None
