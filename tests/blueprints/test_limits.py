@@ -44,6 +44,36 @@ def test_requests_without_a_valid_token_are_limited_per_address(make_app):
     assert statuses == [401, 401, 401, 429]
 
 
+def test_an_addresss_requests_without_a_valid_token_share_one_count_over_every_endpoint(
+        make_app):
+    """RATELIMIT_PER_IP is the address's allowance, whatever it calls: it was counted per
+    endpoint (1,200 a minute on each), and a request with no token was held to the per-token
+    limit instead."""
+    client = limited_client(make_app, RATELIMIT_DEFAULT="2 per minute",
+                            RATELIMIT_PER_IP="5 per minute")
+    paths = ["/api/therapy-sessions", "/api/templates", "/api/note-templates",
+             "/api/agent-workflows", "/api/voice/deployments", "/api/therapy-sessions"]
+    statuses = [client.get(path).status_code for path in paths]
+    assert statuses == [401, 401, 401, 401, 401, 429]
+
+
+def test_a_revoked_token_gets_401_even_once_its_allowance_was_spent(make_app, org, make_token):
+    """Refused tokens all get the same 401; a revoked one whose per-token count was full got
+    429 instead, which told a guesser that it had once been valid."""
+    from services.tokens import revoke_token
+
+    client = limited_client(make_app, RATELIMIT_DEFAULT="2 per minute",
+                            RATELIMIT_PER_IP="100 per minute")
+    token = make_token(org, "sessions:read")
+    assert [client.get(URL, headers=bearer(token)).status_code for _ in range(3)] == \
+        [200, 200, 429]
+    with client.application.app_context():
+        from services.tokens import authenticate
+
+        revoke_token(authenticate(token).actor)
+    assert client.get(URL, headers=bearer(token)).status_code == 401
+
+
 def test_valid_tokens_behind_one_address_are_limited_per_token_only(make_app, org, make_token):
     client = limited_client(make_app, RATELIMIT_DEFAULT="100 per minute",
                             RATELIMIT_PER_IP="3 per minute")
