@@ -33,7 +33,8 @@ def ensure_deployment(organization_id: str, *, name: str, phone_number: str,
                       webhook_url: str | None, screeners: list[str] | None = None
                       ) -> VoiceDeployment:
     """The organization's deployment for this number, created when missing (idempotent per
-    organization and number). A number another organization holds: Conflict."""
+    organization and number: provisioning run again). A number another organization holds:
+    Conflict."""
     number = normalize_number(phone_number)
     existing = VoiceDeployment.get_or_none(VoiceDeployment.phone_number == number)
     if existing is not None:
@@ -41,6 +42,31 @@ def ensure_deployment(organization_id: str, *, name: str, phone_number: str,
             raise Conflict("This phone number belongs to another deployment.",
                            field="phone_number")
         return existing
+    created = _insert(organization_id, name, number, webhook_url, screeners)
+    if created is None:  # the same number claimed concurrently
+        return ensure_deployment(organization_id, name=name, phone_number=number,
+                                 webhook_url=webhook_url, screeners=screeners)
+    return created
+
+
+def create_deployment(organization_id: str, body: dict[str, Any]) -> VoiceDeployment:
+    """A new deployment; a number already in use (here or elsewhere) is a Conflict, also when
+    another request claims it at the same moment (that request's deployment is not this
+    one's)."""
+    number = normalize_number(body["phone_number"])
+    taken = Conflict("This phone number already has a deployment.", field="phone_number")
+    if VoiceDeployment.select().where(VoiceDeployment.phone_number == number).exists():
+        raise taken
+    created = _insert(organization_id, body["name"], number, body.get("webhook_url"),
+                      body.get("screeners"))
+    if created is None:
+        raise taken
+    return created
+
+
+def _insert(organization_id: str, name: str, number: str, webhook_url: str | None,
+            screeners: list[str] | None) -> VoiceDeployment | None:
+    """The new deployment, or None when the number's unique index refused it."""
     chosen = _check_screeners(screeners)
     try:
         with db.atomic():
@@ -48,19 +74,8 @@ def ensure_deployment(organization_id: str, *, name: str, phone_number: str,
                 organization=organization_id, name=name, phone_number=number,
                 webhook_url=webhook_url, endpoint=_endpoint_for(organization_id, webhook_url),
                 screeners=chosen)
-    except IntegrityError:  # the same number claimed concurrently
-        return ensure_deployment(organization_id, name=name, phone_number=number,
-                                 webhook_url=webhook_url, screeners=screeners)
-
-
-def create_deployment(organization_id: str, body: dict[str, Any]) -> VoiceDeployment:
-    """A new deployment; a number already in use (here or elsewhere) is a Conflict."""
-    number = normalize_number(body["phone_number"])
-    if VoiceDeployment.select().where(VoiceDeployment.phone_number == number).exists():
-        raise Conflict("This phone number already has a deployment.", field="phone_number")
-    return ensure_deployment(organization_id, name=body["name"], phone_number=number,
-                             webhook_url=body.get("webhook_url"),
-                             screeners=body.get("screeners"))
+    except IntegrityError:
+        return None
 
 
 def get_deployment(organization_id: str, deployment_id: str) -> VoiceDeployment:

@@ -55,6 +55,26 @@ def test_a_line_number_that_is_not_e164_is_422_and_stores_nothing(client, auth, 
     assert client.get("/api/voice/deployments", headers=auth).json == []
 
 
+def test_concurrent_creates_for_one_number_give_one_201_and_409s(app, auth, receiver):
+    """On PostgreSQL, requests that both passed the "number taken?" check and then lost the
+    insert answered 201 with the winner's deployment (its name, its webhook URL)."""
+    def create(index: int):
+        response = app.test_client().post("/api/voice/deployments", headers=auth, json={
+            "name": f"Line {index}", "phone_number": "+1 555 010 0999",
+            "webhook_url": f"{receiver.url}/line{index}"})
+        return index, response.status_code, response.json
+
+    with ThreadPoolExecutor(10) as pool:
+        answers = list(pool.map(create, range(10)))
+    created = [(index, body) for index, status, body in answers if status == 201]
+    assert len(created) == 1, [(i, s) for i, s, _ in answers]
+    index, body = created[0]
+    assert body["name"] == f"Line {index}"
+    assert sorted(status for _, status, _ in answers) == [201] + [409] * 9
+    listed = app.test_client().get("/api/voice/deployments", headers=auth).json
+    assert [d["id"] for d in listed] == [body["id"]]
+
+
 def test_a_line_number_with_spaces_and_brackets_is_stored_as_e164(client, auth, deployment):
     response = client.patch(f"/api/voice/deployments/{deployment['id']}", headers=auth,
                             json={"phone_number": "+1 (555) 777-0003"})
