@@ -6,15 +6,18 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 import socket
 
 from flask import Flask
 from redis import Redis
 from rq import Worker, worker_registration
+from rq.defaults import DEFAULT_LOGGING_DATE_FORMAT, DEFAULT_LOGGING_FORMAT
 from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
 from rq.job_lifecycle import call_exception_handlers
 from rq.queue import Queue
+from rq.scheduler import RQScheduler
 from rq.worker import WorkerStatus
 
 from jobs import queue as jobqueue
@@ -49,6 +52,25 @@ HEARTBEAT_GRACE_S = 60
 # a step that kills the process is re-queued by the next worker (`reap_abandoned`). Other queues
 # (analysis, provisioning, webhooks, default) keep the work-horse's isolation.
 IN_PROCESS_QUEUES = (jobqueue.QUEUE_WORKFLOWS,)
+
+
+class WorkerBoundScheduler(RQScheduler):
+    """rq's scheduler process, which stops (releasing its locks) once the worker that started
+    it is gone. A worker SIGKILLed left its scheduler running under init, renewing the locks of
+    every queue, so no other worker's maintenance ever took scheduling over."""
+
+    _worker_pid: int | None = None
+
+    def start(self):
+        self._worker_pid = os.getpid()  # in the worker, before the fork
+        return super().start()
+
+    def heartbeat(self) -> None:
+        if self._worker_pid is not None and os.getppid() != self._worker_pid:
+            self.log.warning("Scheduler: its worker (pid %s) is gone; stopping",
+                             self._worker_pid)
+            self.request_stop()
+        super().heartbeat()
 
 
 class AppWorker(Worker):
@@ -97,6 +119,27 @@ class AppWorker(Worker):
             _wait_before_retry(job, asked[1])
         super().handle_job_failure(job, queue, started_job_registry=started_job_registry,
                                    exc_string=exc_string, execution=execution)
+
+    def _start_scheduler(self, burst: bool = False, logging_level: str | None = "INFO",
+                         date_format: str = DEFAULT_LOGGING_DATE_FORMAT,
+                         log_format: str = DEFAULT_LOGGING_FORMAT) -> None:
+        # rq's own, with the scheduler that stops when this worker is gone.
+        self.scheduler = WorkerBoundScheduler(
+            self.queues, connection=self.connection,
+            logging_level=logging_level if logging_level is not None else self.log.level,
+            date_format=date_format, log_format=log_format, serializer=self.serializer)
+        self.scheduler.acquire_locks()
+        if not self.scheduler.acquired_locks:
+            return
+        if not burst:
+            self.scheduler.start()
+            return
+        try:
+            self.scheduler.register_birth()
+            self.scheduler.enqueue_scheduled_jobs()
+        finally:
+            self.scheduler.release_locks()
+            self.scheduler.register_death()
 
     @property
     def dequeue_timeout(self) -> int:

@@ -69,3 +69,30 @@ def test_a_killed_workers_job_with_no_retry_left_fails_at_the_next_maintenance(
     assert (record.status, record.last_error) == ("failed", "worker died while running the job")
     noted = UsageEvent.select().where(UsageEvent.metric == "webhook_deliveries")
     assert [e.details["label"] for e in noted] == ["once"]
+
+
+def test_the_scheduler_of_a_killed_worker_stops_and_frees_its_locks(make_app, app_config):
+    """It kept running under init, renewing every queue's scheduler lock: no other worker
+    could take scheduling over."""
+    import psutil
+    from rq.scheduler import RQScheduler
+
+    from jobs.queue import QUEUE_NAMES, queue_name
+
+    app = make_app()
+    connection = app.extensions["redis"]
+    with app.app_context():
+        locks = [RQScheduler.get_locking_key(queue_name(name)) for name in QUEUE_NAMES]
+    worker = start_worker(app_config)
+    try:
+        wait_for(lambda: all(connection.get(lock) for lock in locks))
+        scheduler = psutil.Process(worker.pid).children()[0]
+    finally:
+        os.kill(worker.pid, signal.SIGKILL)  # the worker alone, not its scheduler
+        worker.wait()
+    try:
+        scheduler.wait(timeout=10)
+    except psutil.TimeoutExpired:
+        scheduler.kill()
+        raise AssertionError("the scheduler outlived its worker") from None
+    assert [connection.get(lock) for lock in locks] == [None] * len(locks)
