@@ -23,7 +23,12 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     from web import content, dashboard, database, json_output, limits, logs, routing
 
     app = Flask(__name__, instance_relative_config=False)
-    app.config.from_mapping(config_module.build(config))
+    try:
+        settings = config_module.build(config)
+    except config_module.ConfigError as error:
+        # One line naming the variable, not a traceback through the factory.
+        raise SystemExit(f"Configuration error: {error}") from None
+    app.config.from_mapping(settings)
     app.config["MAX_CONTENT_LENGTH"] = int(app.config["MAX_CONTENT_LENGTH"])
     json_output.init_app(app)
     routing.init_app(app)
