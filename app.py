@@ -50,7 +50,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     if app.config.get("AUTO_MIGRATE", True):
         # A fresh database works without `flask init-db` being run by hand.
         with db.connection_context():
-            migrate(seed=ensure_builtin_templates)
+            # Kept for `flask init-db`, which reports what was applied.
+            app.extensions["migrations_applied"] = migrate(seed=ensure_builtin_templates)
     # Nothing opened here may be inherited by processes forked from this one (gunicorn
     # --preload workers): each opens its own connections on first use.
     release_connections()

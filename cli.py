@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 from flask import Flask, current_app
-from flask.cli import AppGroup
+from flask.cli import AppGroup, with_appcontext
 
 from models.base import db
 from services import organizations, tokens
@@ -15,13 +15,17 @@ tokens_cli = AppGroup("tokens", help="API tokens.")
 
 
 @click.command("init-db")
+@with_appcontext
 def init_db() -> None:
     """Create or migrate the schema (idempotent)."""
     from models.migrations import current_version, migrate
     from services.templates import ensure_builtin_templates
 
     with db.connection_context():
-        applied = migrate(seed=ensure_builtin_templates)
+        # The app factory migrates first (a fresh database works without this command): what
+        # it applied counts as applied by this run.
+        applied = [*current_app.extensions.pop("migrations_applied", []),
+                   *migrate(seed=ensure_builtin_templates)]
         click.echo(f"schema at version {current_version()}"
                    + (f" (applied {', '.join(map(str, applied))})" if applied else ""))
 

@@ -7,7 +7,7 @@ from models.organizations import Organization
 from models.sessions import TherapySession
 
 # `api`: POST /api/therapy/analyze-session; `clinical_session`: queued when a live session stops.
-ANALYSIS_SOURCES = ("api", "clinical_session")
+ANALYSIS_SOURCES = ("api", "clinical_session", "workflow")
 
 
 class SessionAnalysis(BaseModel):

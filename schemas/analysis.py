@@ -31,7 +31,8 @@ class AnalyzeSessionSchema(StrictSchema):
 class AnalysisSourceQuerySchema(InputSchema):
     source = fields.String(validate=validate.OneOf(ANALYSIS_SOURCES), metadata={
         "description": "`clinical_session`: made when a live clinical session stopped; "
-                       "`api`: made by POST /api/therapy/analyze-session."})
+                       "`api`: made by POST /api/therapy/analyze-session; `workflow`: made by "
+                       "an agent workflow's `analyze_session` node."})
 
 
 class TaskSchema(ma.Schema):

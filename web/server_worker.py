@@ -8,6 +8,7 @@ identifiers in a query string; this worker answers JSON and logs only the status
 from __future__ import annotations
 
 import json
+import time
 
 from gunicorn.glogging import Logger
 from gunicorn.http import errors
@@ -15,7 +16,7 @@ from gunicorn.util import write_nonblock
 from gunicorn.workers.gthread import ThreadWorker
 from werkzeug.http import HTTP_STATUS_CODES
 
-from web.logs import PlainFormatter
+from web.logs import JSONFormatter, PlainFormatter
 
 _STATUS_BY_ERROR: tuple[tuple[type[Exception], int], ...] = (
     (errors.LimitRequestLine, 414),
@@ -70,7 +71,26 @@ class ServerLogger(Logger):
 
     def setup(self, cfg) -> None:
         super().setup(cfg)
+        json_lines = _log_format() == "json"
         for handler in self.error_log.handlers:
             if getattr(handler, "_gunicorn", False) and handler.formatter is not None:
-                handler.setFormatter(PlainFormatter(handler.formatter._fmt,
-                                                    handler.formatter.datefmt))
+                if json_lines:
+                    # The service's own shape, so that every line of the log is one JSON
+                    # object ("Booting worker", "Handling signal" were plain text).
+                    formatter = JSONFormatter()
+                    formatter.converter = time.gmtime
+                else:
+                    formatter = PlainFormatter(handler.formatter._fmt,
+                                               handler.formatter.datefmt)
+                handler.setFormatter(formatter)
+
+
+def _log_format() -> str:
+    """LOG_FORMAT as the app will read it; a value it refuses leaves gunicorn's own lines plain
+    (the app then stops with the one-line error)."""
+    import config
+
+    try:
+        return config.from_env()["LOG_FORMAT"]
+    except config.ConfigError:
+        return "text"

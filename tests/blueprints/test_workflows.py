@@ -616,3 +616,21 @@ def test_a_session_linked_sync_files_the_record_under_the_sessions_patient_and_v
     dated = {r["resourceType"]: r.get("date") or r.get("occurrenceDateTime")
              or r.get("effectiveDateTime") or r.get("authoredOn") for r in resources[1:]}
     assert set(dated.values()) == {"2026-11-20T15:00:00Z"}, dated
+
+
+def test_a_workflows_analysis_of_a_session_can_be_asked_for_by_its_source(
+        api, drain, fast_app, org, make_token):
+    """Stored with source "workflow", it was listed, but `?source=workflow` was 422."""
+    client = fast_app.test_client()
+    headers = bearer(make_token(org, "admin"))
+    session = client.post("/api/therapy-sessions", headers=headers, json={
+        "patient_id": "pat-78", "provider_id": "prov-3",
+        "session_date": "2026-11-20T15:00:00Z"}).json
+    workflow = create(api, {"start": "analyze", "nodes": [
+        node("analyze", "analyze_session", session_id_path="input.session_id")]})
+    start(api, workflow, {"transcript": TRANSCRIPT, "session_id": session["id"]})
+    drain()
+    path = f"/api/therapy-sessions/{session['id']}/analysis"
+    found = client.get(path, headers=headers, query_string={"source": "workflow"})
+    assert found.status_code == 200 and found.json["source"] == "workflow"
+    assert client.get(path, headers=headers, query_string={"source": "api"}).status_code == 404

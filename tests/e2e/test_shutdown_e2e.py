@@ -52,6 +52,18 @@ def test_sigterm_stops_web_and_worker_without_killing_any_process(tmp_path: Path
     assert "terminate called" not in log, log[-2000:]
     assert took < GRACEFUL_TIMEOUT_S, (took, log[-2000:])
     assert worker_codes == [0], service.log_tail("worker")
+    # gunicorn's own lines ("Booting worker", "Handling signal") are JSON like the rest.
+    whole = service.log_tail("web", chars=10**7)
+    assert [line for line in whole.splitlines() if line.strip() and not _is_json(line)] == []
+
+
+def _is_json(line: str) -> bool:
+    import json
+
+    try:
+        return isinstance(json.loads(line), dict)
+    except ValueError:
+        return False
 
 
 def test_ctrl_c_stops_bin_serve_and_everything_it_started(tmp_path: Path) -> None:
