@@ -29,9 +29,12 @@ class Unprocessable(DomainError):
 class UpstreamFailure(DomainError):
     """A service we depend on failed; `status` is 502, 503 or 504."""
 
-    def __init__(self, message: str, status: int = 502, extra: dict | None = None) -> None:
+    def __init__(self, message: str, status: int = 502, extra: dict | None = None,
+                 retry_after_s: float | None = None) -> None:
         super().__init__(message, extra=extra)
         self.status = status
+        # The wait the service asked for (its Retry-After): a job's next attempt waits as long.
+        self.retry_after_s = retry_after_s
 
 
 class TooManyRequests(DomainError):

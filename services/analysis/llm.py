@@ -29,6 +29,7 @@ from services.analysis.model_http import deadline, http_client
 from services.analysis.prompts import build_messages
 from services.analysis.redaction import PLACEHOLDERS, redact_inputs
 from services.analysis.shape import normalize_analysis
+from services.outbound.delivery import parse_retry_after
 
 logger = logging.getLogger(__name__)
 
@@ -79,9 +80,11 @@ class LLMBadOutput(LLMAnalysisError):
 class LLMUpstreamError(LLMAnalysisError):
     """Connection failure or HTTP error from the model server."""
 
-    def __init__(self, message: str, status_code: int | None = None) -> None:
+    def __init__(self, message: str, status_code: int | None = None,
+                 retry_after_s: float | None = None) -> None:
         super().__init__(message)
         self.status_code = status_code
+        self.retry_after_s = retry_after_s  # the server's Retry-After, if it sent one
 
 
 class LLMTimeout(LLMAnalysisError):
@@ -114,7 +117,8 @@ def _request(client: openai.OpenAI, model: str, messages: list[dict],
         raise LLMUpstreamError("could not connect to the model server") from None
     except openai.APIStatusError as err:
         raise LLMUpstreamError(
-            f"model server returned HTTP {err.status_code}", status_code=err.status_code
+            f"model server returned HTTP {err.status_code}", status_code=err.status_code,
+            retry_after_s=parse_retry_after(err.response.headers.get("Retry-After")),
         ) from None
     except openai.APIError as err:
         raise LLMUpstreamError(f"model server error ({type(err).__name__})") from None

@@ -84,7 +84,8 @@ FLOOR_ONLY_SUMMARY = ("The analysis model failed; this is the safety floor's rea
                       "transcript alone.")
 
 
-def _failure(message: str, status: int, transcript: str) -> UpstreamFailure:
+def _failure(message: str, status: int, transcript: str,
+             retry_after_s: float | None = None) -> UpstreamFailure:
     """The model's failure, with the safety floor's own reading when it found crisis language
     or a review cue: a failed model must not hide what the detector saw."""
     extra: dict[str, Any] = {"success": False}
@@ -92,7 +93,7 @@ def _failure(message: str, status: int, transcript: str) -> UpstreamFailure:
     if floor.floor_level is not None:
         extra["riskAssessment"] = crisis.apply_safety_floor(
             {"level": None, "summary": FLOOR_ONLY_SUMMARY, "factors": []}, floor)
-    return UpstreamFailure(message, status=status, extra=extra)
+    return UpstreamFailure(message, status=status, extra=extra, retry_after_s=retry_after_s)
 
 
 def _run_model(settings: LLMSettings, data: AnalysisInput, sections: list[dict] | None
@@ -104,7 +105,8 @@ def _run_model(settings: LLMSettings, data: AnalysisInput, sections: list[dict] 
         raise _failure("The analysis model did not answer in time.", 504,
                        data.transcript) from exc
     except LLMAnalysisError as exc:
-        raise _failure(f"The analysis model failed: {exc}", 502, data.transcript) from exc
+        raise _failure(f"The analysis model failed: {exc}", 502, data.transcript,
+                       getattr(exc, "retry_after_s", None)) from exc
     return out.result, out.model, out.prompt_tokens, out.completion_tokens
 
 

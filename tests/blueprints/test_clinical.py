@@ -193,6 +193,30 @@ def test_failing_analysis_is_retried_and_its_failure_shown_on_the_session(
     assert len(fake_openai.requests) == 3
 
 
+def test_a_model_servers_retry_after_delays_the_analysis_jobs_next_attempt(
+        make_app, fake_openai, org, make_token):
+    """A 429 with `Retry-After: 120`: the job was retried at JOB_RETRY_INTERVALS_S (0 s here),
+    calling a provider that had asked to be left alone."""
+    import time
+
+    from rq.registry import ScheduledJobRegistry
+
+    from jobs.queue import queue_name
+    from jobs.redis_conn import get_redis
+
+    asked_at = time.time()
+    client, headers, session_id = _stop_with_model(
+        make_app, fake_openai, org, make_token,
+        Reply.status(429, headers={"Retry-After": "120"}))
+    assert len(fake_openai.requests) == 1  # not asked again at once
+    assert _session_state(client, headers, session_id)["analysis_status"] == "retrying"
+    record = JobRecord.get(JobRecord.queue == "analysis")
+    with client.application.app_context():
+        registry = ScheduledJobRegistry(queue_name("analysis"), connection=get_redis())
+        due = registry.connection.zscore(registry.key, record.id)
+    assert 119 <= due - asked_at <= 130
+
+
 def test_failed_attempt_then_success_ends_succeeded(make_app, fake_openai, org, make_token):
     client, headers, session_id = _stop_with_model(
         make_app, fake_openai, org, make_token, Reply.status(500))

@@ -104,6 +104,7 @@ class Reply:
     raw: bytes | None = None  # sent as it is, with ``content_type``
     content_type: str = "application/json"
     trickle: tuple[int, float] | None = None  # (pieces, seconds between them)
+    headers: tuple[tuple[str, str], ...] = ()  # sent with a status answer (Retry-After)
 
     @classmethod
     def json(
@@ -120,7 +121,8 @@ class Reply:
         return cls(content=content, model=model, usage=usage)
 
     @classmethod
-    def status(cls, status_code: int, body: Any = None) -> Reply:
+    def status(cls, status_code: int, body: Any = None,
+               headers: dict[str, str] | None = None) -> Reply:
         """A raw HTTP answer, usually an error. ``body`` is sent as JSON (str bodies as plain
         text); by default an OpenAI-style error object. ``status(200, "garbage")`` yields a
         successful response that is not a chat completion."""
@@ -132,7 +134,7 @@ class Reply:
                     "code": None,
                 }
             }
-        return cls(status_code=status_code, body=body)
+        return cls(status_code=status_code, body=body, headers=tuple((headers or {}).items()))
 
     @classmethod
     def moderation(cls, scores: dict[str, float] | None = None) -> Reply:
@@ -263,16 +265,20 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _send_body(self, reply: Reply) -> None:
         if isinstance(reply.body, str):
-            self._send(reply.status_code, reply.body.encode(), "text/plain")
+            self._send(reply.status_code, reply.body.encode(), "text/plain", reply.headers)
         else:
-            self._send_json(reply.status_code, reply.body)
+            self._send(reply.status_code, json.dumps(reply.body).encode(), "application/json",
+                       reply.headers)
 
     def _send_json(self, status_code: int, payload: Any) -> None:
         self._send(status_code, json.dumps(payload).encode(), "application/json")
 
-    def _send(self, status_code: int, payload: bytes, content_type: str) -> None:
+    def _send(self, status_code: int, payload: bytes, content_type: str,
+              headers: tuple[tuple[str, str], ...] = ()) -> None:
         try:
             self.send_response(status_code)
+            for name, value in headers:
+                self.send_header(name, value)
             self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(payload)))
             self.end_headers()
