@@ -14,9 +14,11 @@ kind (count key)   placeholder          examples
 ``record_number``  ``[RECORD_NUMBER]``  "MRN 00123456", "patient ID 44521",
                                         "SSN 123-45-6789", a bare "123-45-6789"
                                         or "123 45 6789", "my social is …"
-``email``          ``[EMAIL]``          "jane.doe@example.com"
-``phone``          ``[PHONE]``          "(555) 123-4567", "+44 20 7946 0958"
-``address``        ``[ADDRESS]``        "1234 Elm Street", "55 W. 3rd Ave Apt 4B"
+``email``          ``[EMAIL]``          "jane.doe@example.com", "jane at example dot com"
+``phone``          ``[PHONE]``          "(555) 123-4567", "+44 20 7946 0958", "07700 900123"
+``address``        ``[ADDRESS]``        "1234 Elm Street", "55 W. 3rd Ave Apt 4B",
+                                        "PO Box 1234", with a following
+                                        ", Portland OR 97201"
 =================  ===================  ==================================================
 
 Social security numbers are counted and labelled as record numbers: downstream consumers only
@@ -105,6 +107,9 @@ _PHONE_RE = re.compile(
     r"\d{1,3}(?:[\s.-]?\(\d{1,4}\))?(?:[\s.-]?\d{1,4}){2,5}"
     # North American: (555) 123-4567, 555-123-4567, 555.123.4567, 1-555-123-4567.
     r"|(?:1[\s.-])?(?:\(\d{3}\)\s?|\d{3}[\s.-])\d{3}[\s.-]\d{4}"
+    # A national number with its trunk 0, as in the UK, Ireland, Australia: 07700 900123,
+    # 020 7946 0958, 0412 345 678.
+    r"|0\d{2,4}(?:[\s.-]?\d{3,4}){2}"
     # Ten digits run together, e.g. 5551234567.
     r"|\d{10}"
     r")(?![\w-])"
@@ -115,6 +120,14 @@ _STREET_SUFFIX = (
     r"|terrace|ter|circle|cir|parkway|pkwy|highway|hwy|square|sq|trail|trl)"
 )
 _UNIT = r"(?:,?\s+(?:apt|apartment|suite|ste|unit|\#)\.?\s*\#?[A-Za-z0-9-]+)"
+# What may follow a street or a PO box: ", Portland OR 97201", "Austin, TX 78701-1234".
+_CITY_ZIP = (r"(?:,?\s+(?:[A-Z][A-Za-z'-]{1,30}\s+){1,3}?,?\s*[A-Z]{2}\.?,?\s+"
+             r"\d{5}(?:-\d{4})?(?!\d))")
+_PO_BOX_RE = re.compile(rf"\bP\.?\s?O\.?\s*Box\s+\d{{1,7}}\b{_CITY_ZIP}?", re.IGNORECASE)
+# An e-mail address said aloud, as speech-to-text writes it: "jane at example dot com".
+_SPOKEN_EMAIL_RE = re.compile(
+    r"\b[A-Za-z0-9._%+-]{1,64}\s+at\s+(?:[A-Za-z0-9-]{1,63}\s+dot\s+){1,4}"
+    r"(?:com|org|net|edu|gov|io|co|uk|us|ca|au|nz|ie|info|me|de|fr|nl)\b", re.IGNORECASE)
 _ADDRESS_RE = re.compile(
     r"\b\d{1,6}[A-Za-z]?\s+"
     r"(?:(?:[NSEW]|North|South|East|West)\.?\s+)?"
@@ -123,6 +136,7 @@ _ADDRESS_RE = re.compile(
     r"(?:(?:[A-Z][A-Za-z'-]{0,30}|\d{1,4}(?:st|nd|rd|th))\s+){1,4}"
     rf"(?=[A-Z])(?i:{_STREET_SUFFIX})\b\.?"
     rf"(?i:{_UNIT})?"
+    rf"{_CITY_ZIP}?"
 )
 
 # Cheap necessary conditions, one per pass: when a guard finds nothing, its pattern cannot
@@ -138,6 +152,8 @@ _RECORD_GUARD = re.compile("|".join((
 _SSN_LABEL_GUARD = re.compile(r"ssn|social")
 _SSN_SHAPE_GUARD = re.compile(r"[0-9][0-9][0-9][- ][0-9][0-9][- ][0-9]{4}")
 _EMAIL_GUARD = re.compile(r"@")
+_SPOKEN_EMAIL_GUARD = re.compile(r" dot ")
+_PO_BOX_GUARD = re.compile(r"box")
 # Every phone form has at least _MIN_INTL_PHONE_DIGITS digits, at most 3 characters apart.
 _PHONE_GUARD = re.compile(rf"[0-9](?:[^0-9]{{0,3}}[0-9]){{{_MIN_INTL_PHONE_DIGITS - 1}}}")
 # A house number, then a capitalised (or ordinal) word.
@@ -154,8 +170,10 @@ _PASSES: tuple[tuple[str, re.Pattern[str], re.Pattern[str], bool], ...] = (
     (RECORD_NUMBER, _LABELLED_SSN_RE, _SSN_LABEL_GUARD, True),
     (RECORD_NUMBER, _BARE_SSN_RE, _SSN_SHAPE_GUARD, False),
     (EMAIL, _EMAIL_RE, _EMAIL_GUARD, False),
+    (EMAIL, _SPOKEN_EMAIL_RE, _SPOKEN_EMAIL_GUARD, True),
     (PHONE, _PHONE_RE, _PHONE_GUARD, False),
     (ADDRESS, _ADDRESS_RE, _ADDRESS_GUARD, False),
+    (ADDRESS, _PO_BOX_RE, _PO_BOX_GUARD, True),
 )
 
 

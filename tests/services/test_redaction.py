@@ -182,3 +182,17 @@ def test_large_inputs_are_fast(unit):
     started = time.perf_counter()
     redact_identifiers(text)
     assert time.perf_counter() - started < MAX_SECONDS_FOR_200K
+
+
+@pytest.mark.parametrize("text, kind, placeholder_text", [
+    ("Call me on 07700 900123 tonight.", "phone", "Call me on [PHONE] tonight."),
+    ("reach me at 020 7946 0958", "phone", "reach me at [PHONE]"),
+    ("Send it to PO Box 1234, Austin TX.", "address", "Send it to [ADDRESS], Austin TX."),
+    ("I live at 1234 Elm Street, Portland OR 97201 now.", "address", "I live at [ADDRESS] now."),
+    ("Email jane at example dot com please", "email", "Email [EMAIL] please"),
+])
+def test_identifiers_the_patterns_missed_are_redacted(text, kind, placeholder_text):
+    """A UK mobile, a PO box, the ZIP after a street, an address said aloud were sent to the
+    model as they were."""
+    redacted, counts = redact_identifiers(text)
+    assert redacted == placeholder_text and counts[kind] == 1
