@@ -48,8 +48,11 @@ def create_job(data: Mapping[str, Any]) -> ProvisioningJob:
     """The job row, its sixteen pending steps and the slug's reservation, in one transaction
     (a taken slug is a Conflict now, not a failure later)."""
     request = _normalised(data)
+    taken = Conflict(f"The slug {request['slug']!r} is already taken"
+                     + ("." if data.get("slug") else
+                        " (it was made from the name; give another `slug`)."), field="slug")
     if slug_taken(request["slug"]):
-        raise Conflict(f"The slug {request['slug']!r} is already taken.", field="slug")
+        raise taken
     try:
         with db.atomic():
             job = ProvisioningJob.create(request=request)
@@ -58,8 +61,7 @@ def create_job(data: Mapping[str, Any]) -> ProvisioningJob:
                  for i, step in enumerate(STEPS, start=1)]).execute()
             SlugReservation.create(slug=request["slug"], job=job.id)
     except IntegrityError as error:  # a concurrent request reserved it first
-        raise Conflict(f"The slug {request['slug']!r} is already taken.",
-                       field="slug") from error
+        raise taken from error
     return job
 
 

@@ -133,6 +133,12 @@ def test_slug_taken_is_conflict_at_request_time(app, client, org):
     again = client.post("/api/organizations/provision", headers=PLATFORM,
                         json={"name": "Cedar", "slug": "cedar", "admin_email": "a@b.example"})
     assert again.status_code == 409
+    assert again.json["message"] == "The slug 'cedar' is already taken."
+    # A slug the client never chose (made from the name) is named as such.
+    by_name = client.post("/api/organizations/provision", headers=PLATFORM,
+                          json={"name": "Cedar", "admin_email": "a@b.example"})
+    assert by_name.status_code == 409
+    assert "made from the name; give another `slug`" in by_name.json["message"]
 
 
 def test_transient_fhir_failures_are_retried_and_counted(make_app):
