@@ -152,6 +152,21 @@ def analysis_failed(clinical_session_id: str, error: str) -> None:
         set_analysis_status(clinical.session_id, "failed", error)
 
 
+def floor_of_unanalysed(therapy: TherapySession) -> dict[str, Any] | None:
+    """While the live session's analysis is failing or has failed, the safety floor's reading
+    of its transcript (level, factors) when it holds crisis language or a review cue: a model
+    that is down must not hide what the detector saw. None otherwise."""
+    if therapy.analysis_status not in ("retrying", "failed"):
+        return None
+    clinical = (ClinicalSession.select()
+                .where((ClinicalSession.session == therapy.id)
+                       & (ClinicalSession.status == "stopped"))
+                .order_by(ClinicalSession.stopped_at.desc()).first())
+    if clinical is None:
+        return None
+    return analysis.floor_only(transcript_text(clinical))
+
+
 def _describe(exc: Exception) -> str:
     message = getattr(exc, "message", None) or str(exc)
     return f"{type(exc).__name__}: {message}"[:MAX_ERROR_CHARS]

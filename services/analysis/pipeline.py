@@ -84,15 +84,25 @@ FLOOR_ONLY_SUMMARY = ("The analysis model failed; this is the safety floor's rea
                       "transcript alone.")
 
 
+def floor_only(transcript: str) -> dict[str, Any] | None:
+    """The safety floor's reading of a transcript that has no analysis because the model
+    failed: a riskAssessment (its level and factors) when the detector found crisis language or
+    a review cue, else None."""
+    floor = crisis.detect_crisis(transcript)
+    if floor.floor_level is None:
+        return None
+    return crisis.apply_safety_floor(
+        {"level": None, "summary": FLOOR_ONLY_SUMMARY, "factors": []}, floor)
+
+
 def _failure(message: str, status: int, transcript: str,
              retry_after_s: float | None = None) -> UpstreamFailure:
     """The model's failure, with the safety floor's own reading when it found crisis language
     or a review cue: a failed model must not hide what the detector saw."""
     extra: dict[str, Any] = {"success": False}
-    floor = crisis.detect_crisis(transcript)
-    if floor.floor_level is not None:
-        extra["riskAssessment"] = crisis.apply_safety_floor(
-            {"level": None, "summary": FLOOR_ONLY_SUMMARY, "factors": []}, floor)
+    reading = floor_only(transcript)
+    if reading is not None:
+        extra["riskAssessment"] = reading
     return UpstreamFailure(message, status=status, extra=extra, retry_after_s=retry_after_s)
 
 
@@ -195,5 +205,11 @@ def latest_for_session(organization_id: str, session: TherapySession,
     if session.analysis_status == "skipped" and source != "api":
         raise NotFound("The analysis was skipped: the live clinical session ended with no "
                        "transcript.", extra={"analysis_status": "skipped"})
-    raise NotFound("This session has no analysis yet.",
-                   extra={"analysis_status": session.analysis_status})
+    extra: dict[str, Any] = {"analysis_status": session.analysis_status}
+    if source != "api":
+        from services.clinical import floor_of_unanalysed  # it imports this package
+
+        reading = floor_of_unanalysed(session)
+        if reading is not None:
+            extra["riskAssessment"] = reading
+    raise NotFound("This session has no analysis yet.", extra=extra)

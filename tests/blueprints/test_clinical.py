@@ -217,6 +217,32 @@ def test_a_model_servers_retry_after_delays_the_analysis_jobs_next_attempt(
     assert 119 <= due - asked_at <= 130
 
 
+def test_a_failed_analysis_still_shows_the_safety_floors_reading_of_the_transcript(
+        make_app, fake_openai, org, make_token):
+    """The model down for every attempt: the session's analysis was a plain 404, though its
+    transcript told of a plan for the weekend."""
+    app = make_app(OPENAI_API_KEY="k", OPENAI_BASE_URL=fake_openai.base_url,
+                   JOB_RETRY_INTERVALS_S=[0, 0])
+    client, headers = app.test_client(), bearer(make_token(org, "admin"))
+    fake_openai.script(*[Reply.status(500)] * 6)
+    session_id = _session(client, headers)
+    clinical_id = _start(client, headers, session_id)
+    _say(client, headers, clinical_id, "patient",
+         "I have a gun at home and I'm going to use it on myself this weekend.")
+    client.post(f"/api/clinical/{clinical_id}/stop", headers=headers)
+    from jobs.worker import run_worker as drain
+
+    drain(app, burst=True)
+    answer = client.get(f"/api/therapy-sessions/{session_id}/analysis", headers=headers)
+    assert answer.status_code == 404 and answer.json["analysis_status"] == "failed"
+    assert answer.json["riskAssessment"]["level"] == "imminent"
+    assert answer.json["riskAssessment"]["factors"]
+    # Only the live session's: an ad-hoc analysis asked for by its source has none.
+    assert "riskAssessment" not in client.get(
+        f"/api/therapy-sessions/{session_id}/analysis", headers=headers,
+        query_string={"source": "api"}).json
+
+
 def test_failed_attempt_then_success_ends_succeeded(make_app, fake_openai, org, make_token):
     client, headers, session_id = _stop_with_model(
         make_app, fake_openai, org, make_token, Reply.status(500))
