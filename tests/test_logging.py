@@ -88,6 +88,19 @@ def test_each_request_is_one_line_with_its_request_id(client, auth, captured):
     assert len({r["request_id"] for r in request_lines}) == 3
 
 
+def test_a_path_value_that_is_no_id_of_the_service_is_logged_by_its_name(
+        client, auth, captured, make_session):
+    """A client that typed a patient's name and number into a path had them logged."""
+    session = make_session()
+    client.get(f"/api/therapy-sessions/{session['id']}", headers=auth)
+    client.get("/api/therapy-sessions/Margaret-Thornbury-555-867-5309", headers=auth)
+    client.get("/Margaret-Thornbury/records", headers=auth)
+    paths = [r["path"] for r in captured.records() if r["logger"] == "cws.request"][-3:]
+    assert paths == [f"/api/therapy-sessions/{session['id']}",
+                     "/api/therapy-sessions/<session_id>", "(no route)"]
+    assert "Thornbury" not in json.dumps(captured.records())
+
+
 def test_request_line_has_method_path_and_duration(client, auth, captured):
     client.get("/api/therapy-sessions?patient_id=pat-1", headers=auth)
     [line] = [r for r in captured.records() if r["logger"] == "cws.request"]

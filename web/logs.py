@@ -26,6 +26,25 @@ from config import PROJECT_ROOT
 
 REQUEST_ID_HEADER = "X-Request-ID"
 _SAFE_REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
+# Path values logged as they are: the service's own ids ("ses_" and 24 hex digits), built-in
+# template ids, UUIDs (the voice platform's call ids). Anything else a client typed into a path
+# ("/api/therapy-sessions/Margaret-Thornbury-555-867-5309") is logged as its parameter's name.
+_LOGGABLE_PATH_VALUE = re.compile(
+    r"[a-z]{2,6}_[0-9a-f]{24}|tpl_builtin_[a-z0-9_]{1,40}"
+    r"|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+
+
+def _loggable_path() -> str:
+    """The request's path for the log: "(no route)" when no route served it (a scanner's or a
+    mistyped path may hold anything), and a path value that is none of the service's ids
+    replaced by `<name>`."""
+    if request.url_rule is None:
+        return "(no route)"
+    path = request.path
+    for name, value in (request.view_args or {}).items():
+        if isinstance(value, str) and not _LOGGABLE_PATH_VALUE.fullmatch(value):
+            path = path.replace(f"/{value}", f"/<{name}>", 1)
+    return path
 _HANDLER_NAME = "cws-json"
 logger = logging.getLogger("cws.request")
 
@@ -186,7 +205,8 @@ def init_app(app: Flask) -> None:
         duration_ms = round((time.perf_counter() - g.get("started", time.perf_counter())) * 1000,
                             2)
         # The path only: query strings may carry patient identifiers.
-        logger.info("%s %s %s", request.method, request.path, response.status_code,
-                    extra={"method": request.method, "path": request.path,
+        path = _loggable_path()
+        logger.info("%s %s %s", request.method, path, response.status_code,
+                    extra={"method": request.method, "path": path,
                            "status": response.status_code, "duration_ms": duration_ms})
         return response
