@@ -43,7 +43,7 @@ def test_init_db_creates_the_schema_of_a_fresh_database(app, make_app, tmp_path)
     assert Template.select().count() == 6
 
 
-def test_init_db_reports_the_migrations_the_app_factory_applied(make_app, tmp_path):
+def test_init_db_reports_the_migrations_the_app_factory_applied(app, make_app, tmp_path):
     """`flask init-db` on a new database printed only "schema at version 13": the app
     factory, which runs first, had applied them."""
     fresh = make_app(DATABASE_URL=f"sqlite:///{tmp_path / 'new.db'}")

@@ -59,8 +59,11 @@ def iso(moment: datetime) -> str:
 
 
 def serialise(event: str, event_id: str, occurred_at: datetime, fields: Mapping[str, Any]) -> str:
-    return json.dumps({"event": event, "event_id": event_id, "occurred_at": iso(occurred_at),
-                       **fields}, separators=(",", ":"), ensure_ascii=False)
+    # The envelope wins over a field of the same name: the body must say what the signed
+    # headers say (`webhook-id` is `event_id`).
+    body = {"event": event, "event_id": event_id, "occurred_at": iso(occurred_at)}
+    body.update((name, value) for name, value in fields.items() if name not in body)
+    return json.dumps(body, separators=(",", ":"), ensure_ascii=False)
 
 
 def emit(endpoint: WebhookEndpoint | None, event: str, fields: dict, *, ordering_key: str,

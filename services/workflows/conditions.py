@@ -17,6 +17,20 @@ MAX_DEPTH = 5
 MAX_PATH_PARTS = 12
 
 
+def json_equal(a: Any, b: Any) -> bool:
+    """Equality as JSON has it: `true` is not `1` (nor `false` `0`), in lists and objects too;
+    Python's `==` says they are."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return a == b
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(map(json_equal, a, b))
+    if isinstance(a, Mapping) and isinstance(b, Mapping):
+        return a.keys() == b.keys() and all(json_equal(a[key], b[key]) for key in a)
+    return type(a) is type(b) and a == b
+
+
 def _compare(test: Callable[[Any, Any], bool]) -> Callable[[Any, Any], bool]:
     def safe(actual: Any, expected: Any) -> bool:
         try:
@@ -27,16 +41,29 @@ def _compare(test: Callable[[Any, Any], bool]) -> Callable[[Any, Any], bool]:
     return safe
 
 
+def _ordered(test: Callable[[Any, Any], bool]) -> Callable[[Any, Any], bool]:
+    """An order test, false for a boolean on either side (JSON does not order them with
+    numbers; Python takes `true > 0`)."""
+    return _compare(lambda a, b: not isinstance(a, bool) and not isinstance(b, bool)
+                    and test(a, b))
+
+
+def _member(item: Any, collection: Any) -> bool:
+    if isinstance(collection, str):
+        return isinstance(item, str) and item in collection
+    return any(json_equal(item, element) for element in collection)
+
+
 OPERATORS: dict[str, Callable[[Any, Any], bool]] = {
-    "eq": _compare(lambda a, b: a == b),
-    "ne": lambda a, b: a is MISSING or a != b,
-    "gt": _compare(lambda a, b: a > b),
-    "gte": _compare(lambda a, b: a >= b),
-    "lt": _compare(lambda a, b: a < b),
-    "lte": _compare(lambda a, b: a <= b),
-    "in": _compare(lambda a, b: a in b),
-    "not_in": lambda a, b: a is MISSING or a not in b,
-    "contains": _compare(lambda a, b: b in a),
+    "eq": _compare(json_equal),
+    "ne": lambda a, b: a is MISSING or not json_equal(a, b),
+    "gt": _ordered(lambda a, b: a > b),
+    "gte": _ordered(lambda a, b: a >= b),
+    "lt": _ordered(lambda a, b: a < b),
+    "lte": _ordered(lambda a, b: a <= b),
+    "in": _compare(_member),
+    "not_in": lambda a, b: a is MISSING or not _member(a, b),
+    "contains": _compare(lambda a, b: _member(b, a)),
     "exists": lambda a, b: a is not MISSING and a is not None,
     "not_exists": lambda a, b: a is MISSING or a is None,
 }

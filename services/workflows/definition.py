@@ -21,6 +21,23 @@ MAX_PROMPT_CHARS = 20_000
 NODE_ID = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")
 RESERVED_IDS = ("input",)
 EVENT_NAME = re.compile(r"^[a-z][a-z0-9_.-]{0,99}$")
+# The voice intake's events: a clinic's receiver trusts them as the intake's own.
+RESERVED_EVENT_PREFIXES = ("intake.",)
+# Fields every workflow event carries itself: the envelope, and where it came from.
+RESERVED_EVENT_FIELDS = frozenset({"event", "event_id", "occurred_at", "execution_id",
+                                   "workflow_id"})
+# Each node type's configuration keys: another key is a typo ("onReject") that would change
+# nothing silently.
+CONFIG_KEYS = {
+    "analyze_session": {"transcript_path", "session_id_path"},
+    "llm": {"prompt", "input_path"},
+    "condition": {"when", "then", "else"},
+    "approval": {"title", "on_reject"},
+    "ehr_sync": {"analysis_path"},
+    "webhook": {"event", "fields"},
+    "set": {"values"},
+    "end": set(),
+}
 
 Problems = dict[str, list[str]]
 
@@ -55,6 +72,11 @@ def _config_problems(node: Mapping[str, Any]) -> list[str]:
         return ["'config' is an object."]
     problems: list[str] = []
     kind = node.get("type")
+    unknown = set(config) - CONFIG_KEYS.get(kind, set())
+    if unknown:
+        known = ", ".join(sorted(CONFIG_KEYS.get(kind, set()))) or "none"
+        problems.append(f"Unknown config keys: {', '.join(sorted(map(str, unknown)))} "
+                        f"(a '{kind}' node takes: {known}).")
     if kind == "condition":
         problems += predicate_problems(config.get("when"))
         if config.get("then") is None and config.get("else") is None:
@@ -75,10 +97,16 @@ def _config_problems(node: Mapping[str, Any]) -> list[str]:
         event = config.get("event")
         if not isinstance(event, str) or not EVENT_NAME.fullmatch(event):
             problems.append("'event' is a lowercase event name such as 'workflow.high_risk'.")
+        elif event.startswith(RESERVED_EVENT_PREFIXES):
+            problems.append(f"'event' may not start with {', '.join(RESERVED_EVENT_PREFIXES)}: "
+                            "those are the voice intake's own events.")
         fields = config.get("fields", {})
         if not isinstance(fields, Mapping) or not all(
                 isinstance(v, str) and v for v in fields.values()):
             problems.append("'fields' maps each event field to a path in the state.")
+        elif set(fields) & RESERVED_EVENT_FIELDS:
+            problems.append(f"'fields' may not name {', '.join(sorted(RESERVED_EVENT_FIELDS))}: "
+                            "every event carries them itself.")
     elif kind == "set":
         if not isinstance(config.get("values"), Mapping):
             problems.append("'values' is an object written as the node's output.")

@@ -175,11 +175,12 @@ def _webhook(config: Mapping[str, Any], context: NodeContext) -> Any:
     from services.outbound.delivery import emit
     from services.outbound.endpoints import default_endpoint
 
-    fields: dict[str, Any] = {"execution_id": context.execution_id,
-                              "workflow_id": context.workflow_id}
+    fields: dict[str, Any] = {}
     for name, path in (config.get("fields") or {}).items():
         value = lookup(context.state, path)
         fields[name] = None if value is MISSING else value
+    # Where the event came from, whatever a definition saved before this was checked names.
+    fields.update(execution_id=context.execution_id, workflow_id=context.workflow_id)
     endpoint = default_endpoint(context.organization_id)
     if endpoint is None:
         return {"status": "no_endpoint"}

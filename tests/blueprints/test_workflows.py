@@ -116,6 +116,17 @@ def events(body):
     ({"start": "a", "nodes": [node("a", "llm")]}, "definition.nodes.0.config", "prompt"),
     ({"start": "a", "nodes": [node(f"n{i}", "end") for i in range(51)]}, "definition.nodes",
      "At most"),
+    # A typo was saved and did nothing: a rejection then cancelled instead of going to "e".
+    ({"start": "a", "nodes": [node("a", "approval", onReject="e"), node("e", "end")]},
+     "definition.nodes.0.config", "Unknown config keys: onReject"),
+    ({"start": "a", "nodes": [node("a", "set", values={}, bogus=1)]},
+     "definition.nodes.0.config", "Unknown config keys: bogus"),
+    # The body said another event and id than the signed headers; the intake's own events.
+    ({"start": "a", "nodes": [node("a", "webhook", event="workflow.x",
+                                   fields={"event_id": "input.eid"})]},
+     "definition.nodes.0.config", "may not name"),
+    ({"start": "a", "nodes": [node("a", "webhook", event="intake.crisis.detected")]},
+     "definition.nodes.0.config", "voice intake's own events"),
 ])
 def test_invalid_definition_is_422_naming_the_problem(api, definition, field, words):
     response = api("POST", "", json={"name": "Broken", "definition": definition})

@@ -290,3 +290,18 @@ def test_endpoint_interface_is_idempotent_and_oldest_first(fast_app, org, receiv
         assert endpoints.default_endpoint(org.id).id == second.id
         endpoints.remove_endpoint(second.id)
         assert endpoints.default_endpoint(org.id) is None
+
+
+def test_an_events_envelope_wins_over_a_field_of_the_same_name():
+    """A workflow's fields named `event` and `event_id` replaced the envelope's: the signed
+    body contradicted the signed headers (`webhook-id` is the body's `event_id`)."""
+    import json
+    from datetime import UTC, datetime
+
+    from services.outbound.delivery import serialise
+
+    body = json.loads(serialise("workflow.done", "evt_1", datetime(2026, 12, 1, tzinfo=UTC),
+                                {"event": "intake.crisis.detected", "event_id": "evt_forged",
+                                 "occurred_at": "1999-01-01", "note": "kept"}))
+    assert (body["event"], body["event_id"], body["note"]) == ("workflow.done", "evt_1", "kept")
+    assert body["occurred_at"].startswith("2026-12-01")

@@ -28,6 +28,23 @@ def test_predicate_evaluates_on_the_state(predicate, expected):
     assert evaluate(predicate, STATE) is expected
 
 
+@pytest.mark.parametrize(("predicate", "expected"), [
+    ({"path": "input.flag", "operator": "eq", "value": 1}, False),
+    ({"path": "input.flag", "operator": "eq", "value": True}, True),
+    ({"path": "input.zero", "operator": "eq", "value": False}, False),
+    ({"path": "input.flag", "operator": "ne", "value": 1}, True),
+    ({"path": "input.flag", "operator": "in", "value": [1, 2]}, False),
+    ({"path": "input.flag", "operator": "gt", "value": 0}, False),
+    ({"path": "input.flags", "operator": "contains", "value": 1}, False),
+    ({"path": "input.flags", "operator": "eq", "value": [1]}, False),
+    ({"path": "input.zero", "operator": "in", "value": [0.0]}, True),
+])
+def test_true_is_not_1_as_in_json(predicate, expected):
+    """`{"operator": "eq", "value": 1}` took the `then` branch for `true` (Python's ==)."""
+    state = {"input": {"flag": True, "zero": 0, "flags": [True]}}
+    assert evaluate(predicate, state) is expected
+
+
 @pytest.mark.parametrize("predicate", [
     "input.score > 3",
     {"path": "input.score", "operator": "__import__", "value": "os"},
