@@ -331,15 +331,27 @@ def mark_failed(execution_id: str, error: str) -> None:
 
 
 def sync_status(execution) -> dict[str, Any]:
+    """The execution's EHR sync as SPEC's resource. A sync that can no longer happen (the
+    execution cancelled or failed before it was done) is `failed`, saying why; a workflow
+    that has no `ehr_sync` node, or whose run took no path through one, is `not_configured`."""
     sync = EhrSync.get_or_none(EhrSync.execution == execution.id)
     has_node = any(n["type"] == "ehr_sync" for n in execution.definition["nodes"])
+    ended = execution.status in ("cancelled", "failed")
     if sync is None:
-        status = "pending" if has_node and execution.status in ("queued", "running",
-                                                                "paused") else "not_configured"
+        status, error = "not_configured", None
+        if has_node and execution.status in ("queued", "running", "paused"):
+            status = "pending"
+        elif has_node and ended:
+            status, error = "failed", f"The execution was {execution.status} before the EHR " \
+                                      "sync ran."
         return {"execution_id": execution.id, "status": status, "target": None, "attempts": 0,
-                "last_attempt_at": None, "last_error": None, "resources": [],
+                "last_attempt_at": None, "last_error": error, "resources": [],
                 "synced_at": None}
-    return {"execution_id": execution.id, "status": sync.status, "target": sync.target,
+    status, error = sync.status, sync.last_error
+    if ended and status in ("pending", "in_progress"):
+        status = "failed"
+        error = f"The execution was {execution.status} before the EHR sync was done" + (
+            f" (last attempt: {sync.last_error})" if sync.last_error else "") + "."
+    return {"execution_id": execution.id, "status": status, "target": sync.target,
             "attempts": sync.attempts, "last_attempt_at": sync.last_attempt_at,
-            "last_error": sync.last_error, "resources": sync.resources,
-            "synced_at": sync.synced_at}
+            "last_error": error, "resources": sync.resources, "synced_at": sync.synced_at}

@@ -645,3 +645,36 @@ def test_a_workflows_analysis_of_a_session_can_be_asked_for_by_its_source(
     found = client.get(path, headers=headers, query_string={"source": "workflow"})
     assert found.status_code == 200 and found.json["source"] == "workflow"
     assert client.get(path, headers=headers, query_string={"source": "api"}).status_code == 404
+
+
+def test_a_sync_that_can_no_longer_happen_is_failed_saying_why(api, drain, fhir):
+    """Cancelled while the sync waited for its retry, it said `pending` for good; cancelled
+    before the sync node ran, `not_configured` (as if no FHIR server were set)."""
+    workflow = create(api, {"start": "analyze", "nodes": [
+        node("analyze", "analyze_session", "sync"), node("sync", "ehr_sync")]},
+        fhir_base_url=fhir.base_url)
+    fhir.fail_next(1, status=429, headers={"Retry-After": "600"})
+    waiting = start(api, workflow, {"transcript": TRANSCRIPT})
+    drain()
+    assert api("GET", f"/executions/{waiting['id']}/sync-status").json["status"] == "pending"
+    assert api("POST", f"/executions/{waiting['id']}/cancel").status_code == 200
+    sync = api("GET", f"/executions/{waiting['id']}/sync-status").json
+    assert sync["status"] == "failed" and sync["attempts"] == 1
+    assert sync["last_error"] == ("The execution was cancelled before the EHR sync was done "
+                                  "(last attempt: FHIR server answered 429 and asked for a "
+                                  "retry after 600 s).")
+
+    gated = create(api, {"start": "ok", "nodes": [node("ok", "approval", "sync"),
+                                                  node("sync", "ehr_sync")]},
+                   fhir_base_url=fhir.base_url)
+    paused = start(api, gated)
+    drain()
+    api("POST", f"/executions/{paused['id']}/cancel")
+    sync = api("GET", f"/executions/{paused['id']}/sync-status").json
+    assert (sync["status"], sync["last_error"]) == (
+        "failed", "The execution was cancelled before the EHR sync ran.")
+
+    without = start(api, create(api, SIMPLE))
+    drain()
+    assert api("GET", f"/executions/{without['id']}/sync-status").json["status"] == \
+        "not_configured"
