@@ -8,6 +8,7 @@ recognised (and skipped) when its job is delivered twice.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -17,6 +18,9 @@ from services.workflows.conditions import predicate_problems
 NODE_TYPES = ("analyze_session", "llm", "condition", "approval", "ehr_sync", "webhook", "set",
               "end")
 MAX_NODES = 50
+# A definition written out as JSON: 50 nodes with long prompts fit; a 3 MB `set` value, which
+# every trace entry's state snapshot then repeated, does not.
+MAX_DEFINITION_BYTES = 256 * 1024
 MAX_PROMPT_CHARS = 20_000
 NODE_ID = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")
 RESERVED_IDS = ("input",)
@@ -188,6 +192,11 @@ def definition_problems(definition: Any) -> Problems:
         return problems
     if len(nodes) > MAX_NODES:
         problems["definition.nodes"] = [f"At most {MAX_NODES} nodes."]
+        return problems
+    size = len(json.dumps(definition, ensure_ascii=False).encode())
+    if size > MAX_DEFINITION_BYTES:
+        problems["definition"] = [f"At most {MAX_DEFINITION_BYTES // 1024} KiB written as JSON "
+                                  f"(this one is {size // 1024} KiB)."]
         return problems
     seen: set[str] = set()
     for index, node in enumerate(nodes):

@@ -127,6 +127,9 @@ def events(body):
      "definition.nodes.0.config", "may not name"),
     ({"start": "a", "nodes": [node("a", "webhook", event="intake.crisis.detected")]},
      "definition.nodes.0.config", "voice intake's own events"),
+    # A 3 MB value was stored, and every trace entry's state snapshot repeated it.
+    ({"start": "a", "nodes": [node("a", "set", values={"blob": "x" * 300_000})]},
+     "definition", "At most 256 KiB"),
 ])
 def test_invalid_definition_is_422_naming_the_problem(api, definition, field, words):
     response = api("POST", "", json={"name": "Broken", "definition": definition})
