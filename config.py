@@ -138,6 +138,7 @@ def from_env(env: Mapping[str, str] | None = None) -> dict[str, Any]:
         "ALLOW_PRIVATE_WEBHOOK_URLS": _flag(env, "ALLOW_PRIVATE_WEBHOOK_URLS", False),
         "STRIPE_API_KEY": env.get("STRIPE_API_KEY") or "",
         "STRIPE_API_BASE": env.get("STRIPE_API_BASE") or DEFAULT_STRIPE_API_BASE,
+        "STRIPE_TIMEOUT_S": _float(env, "STRIPE_TIMEOUT_S", 15.0, least=0.1),
         "MAX_CONTENT_LENGTH": _int(env, "MAX_CONTENT_LENGTH", DEFAULT_MAX_CONTENT_LENGTH, least=1),
         "RQ_DASHBOARD_PASSWORD": env.get("RQ_DASHBOARD_PASSWORD") or "",
         "RATELIMIT_DEFAULT": _rate(env, "RATELIMIT_DEFAULT", "600 per minute"),

@@ -66,16 +66,28 @@ def _without_lone_surrogates(value: Any, replace: bool) -> Any:
     return value
 
 
+def _object_without_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        # The key is not quoted: it may be anything a client sent (a card number).
+        raise json.JSONDecodeError("A key appears twice in one object", "{", 0)
+    return value
+
+
 def loads(data: str | bytes, *, replace_lone_surrogates: bool = False) -> Any:
     """The JSON value in ``data``; any of the above raises ``json.JSONDecodeError`` (a lone
-    surrogate too, unless ``replace_lone_surrogates``)."""
+    surrogate too, unless ``replace_lone_surrogates``). So does a key twice in one object
+    (RFC 8259 leaves its meaning open: the parser kept the last, while a check may have read
+    the first), except where lone surrogates are replaced: a peer's events are kept."""
     if isinstance(data, bytes):
         try:
             data = data.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise json.JSONDecodeError(f"Bytes decoding error : {exc.reason}",
                                        doc=str(exc.object), pos=exc.start) from exc
-    value = json.loads(data, parse_int=_integer, parse_float=_float, parse_constant=_constant)
+    value = json.loads(data, parse_int=_integer, parse_float=_float, parse_constant=_constant,
+                       object_pairs_hook=None if replace_lone_surrogates
+                       else _object_without_duplicate_keys)
     if _SURROGATE_ESCAPE.search(data) is not None:
         value = _without_lone_surrogates(value, replace_lone_surrogates)
     return value

@@ -21,6 +21,9 @@ logger = logging.getLogger(__name__)
 
 PROCESSOR = "stripe"
 NETWORK_RETRIES = 1
+# Seconds a try may wait for the processor (to connect, between bytes); with the one retry a
+# silent processor is answered 502 within about twice this.
+DEFAULT_TIMEOUT_S = 15.0
 NOT_CONFIGURED = "No payment processor is configured (set STRIPE_API_KEY)."
 
 
@@ -31,9 +34,13 @@ def configured(config: Mapping[str, Any]) -> bool:
 def client(config: Mapping[str, Any]) -> stripe.StripeClient:
     if not configured(config):
         raise UpstreamFailure(NOT_CONFIGURED, status=503)
+    # The library's own timeout is 80 s a try: a processor that went silent held a request
+    # (and the organization's payment-method lock) for 161 s, past most proxies' patience.
     return stripe.StripeClient(
         config["STRIPE_API_KEY"], base_addresses={"api": config["STRIPE_API_BASE"]},
-        max_network_retries=NETWORK_RETRIES)
+        max_network_retries=NETWORK_RETRIES,
+        http_client=stripe.RequestsClient(timeout=float(config.get("STRIPE_TIMEOUT_S") or
+                                                        DEFAULT_TIMEOUT_S)))
 
 
 def upstream_error(error: stripe.StripeError) -> DomainError:

@@ -40,7 +40,9 @@ from services.tokens import create_token, revoke_token
 from services.voice import deployments
 from services.workflows import ready
 
-FHIR_TIMEOUT_S = 5
+# Seconds the onboarding check of an EHR's FHIR server waits for its CapabilityStatement
+# (three tries); a slow but working server should pass.
+FHIR_TIMEOUT_S = 15
 FHIR_VERSION_PREFIX = "4.0."
 ADMIN_SCOPES = ["admin"]
 DEFAULT_SETTINGS: dict[str, Any] = {
@@ -242,12 +244,14 @@ def create_billing_customer(ctx: StepContext) -> dict:
     try:
         customer = processor.ensure_customer(ctx.organization, ctx.config,
                                              email=ctx.request["admin_email"].lower())
-    except (stripe.APIConnectionError, stripe.RateLimitError) as error:
-        raise TransientStepError(f"payment processor unreachable: {error}") from error
     except stripe.StripeError as error:
-        if (getattr(error, "http_status", None) or 0) >= 500:
-            raise TransientStepError(f"payment processor: {error}") from error
-        raise PermanentStepError(f"payment processor: {error}") from error
+        # The service's words (`processor.upstream_error`): the library's text of a network
+        # error names the host and port it tried.
+        words = processor.upstream_error(error).message
+        if isinstance(error, stripe.APIConnectionError | stripe.RateLimitError) or \
+                (getattr(error, "http_status", None) or 0) >= 500:
+            raise TransientStepError(words) from error
+        raise PermanentStepError(words) from error
     return {"customer_id": customer}
 
 

@@ -299,3 +299,49 @@ def test_an_unreachable_processor_is_502_without_its_address(make_app, fake_stri
                                        "answer in time); try again shortly."
     assert str(port) not in response.get_data(as_text=True)
     assert PaymentMethod.select().count() == 0
+
+
+def test_a_silent_processor_is_502_within_its_timeout(make_app, org):
+    """A processor that accepts and never answers held each request 161 s (the library's 80 s
+    a try, tried twice) before the 502, past most proxies' patience."""
+    import socket
+    import threading
+    import time
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    held = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        listener.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                held.append(listener.accept()[0])  # never answered
+            except OSError:
+                continue
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        app = make_app(STRIPE_API_KEY=API_KEY, STRIPE_TIMEOUT_S=0.5,
+                       STRIPE_API_BASE=f"http://127.0.0.1:{listener.getsockname()[1]}")
+        with app.app_context():
+            from services.organizations import create_organization
+            from services.tokens import create_token
+
+            clinic = create_organization("Silent Clinic")
+            token = create_token(clinic.id, ["billing:write"])[1]
+        began = time.monotonic()
+        response = _add(app.test_client(), {"Authorization": f"Bearer {token}"})
+        took = time.monotonic() - began
+    finally:
+        stop.set()
+        thread.join()
+        for connection in held:
+            connection.close()
+        listener.close()
+    assert_error_shape(response, 502)
+    assert "unreachable" in response.json["message"]
+    assert took < 5, took

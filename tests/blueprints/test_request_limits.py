@@ -183,3 +183,15 @@ def test_surrogate_pairs_and_escaped_backslashes_are_still_text(client, auth):
     assert response.status_code == 201, response.json
     assert response.json["patient_id"] == "pat-\U0001f600"
     assert response.json["provider_id"] == "prov-\\ud83d"
+
+
+def test_a_key_twice_in_one_object_is_400_and_stores_nothing(client, auth):
+    """The parser kept the last of two keys, so a check of the body saw only that one (a card
+    number in an earlier `billing_details` went unrefused), and a client could not know which
+    value counted."""
+    body = ('{"patient_id": "pat-1", "provider_id": "prov-7", "patient_id": "pat-2", '
+            '"session_date": "2026-11-20T15:00:00Z"}')
+    response = client.post("/api/therapy-sessions", data=body, headers={
+        **auth, "Content-Type": "application/json"})
+    assert_error_shape(response, 400)
+    assert client.get("/api/therapy-sessions", headers=auth).json == []

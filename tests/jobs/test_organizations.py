@@ -3,6 +3,7 @@ compensation on permanent failure."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -353,3 +354,17 @@ def _sqlite_files(path: str) -> bytes:
             with open(name, "rb") as handle:
                 found += handle.read()
     return found
+
+
+def test_an_unreachable_processor_fails_provisioning_in_the_services_words(make_app):
+    """The step's error quoted the library: "Unexpected error communicating with Stripe …
+    HTTPConnectionPool(host='127.0.0.1', port=…)"."""
+    base = unreachable_base_url().removesuffix("/fhir")
+    app = make_app(STRIPE_API_KEY=API_KEY, STRIPE_API_BASE=base,
+                   PROVISIONING_RETRY_DELAYS_S=FAST_RETRIES, JOB_RETRY_INTERVALS_S=[0, 0])
+    body = _provisioned(app)
+    assert body["status"] == "failed"
+    step = _step(body, "create_billing_customer")
+    assert step["error"].startswith("Payment processor: unreachable")
+    assert base.rsplit(":", 1)[1] not in json.dumps(body)
+    assert "Stripe" not in json.dumps(body)
