@@ -44,6 +44,6 @@ def test_workflow_node_ids_and_event_names_match_whole_values():
             {"id": "a", "type": "webhook", "config": {"event": event}, "next": node_id},
             {"id": node_id, "type": "end"}]}
 
-    assert definition_problems(definition("done", "intake.ready")) == {}
-    assert definition_problems(definition("done\n", "intake.ready"))
-    assert definition_problems(definition("done", "intake.ready\n"))
+    assert definition_problems(definition("done", "workflow.ready")) == {}
+    assert definition_problems(definition("done\n", "workflow.ready"))
+    assert definition_problems(definition("done", "workflow.ready\n"))
