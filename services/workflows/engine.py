@@ -423,6 +423,16 @@ def cancel(organization_id: str, execution_id: str) -> WorkflowExecution:
         (WorkflowApproval.update(status="cancelled")
          .where((WorkflowApproval.execution == execution.id)
                 & (WorkflowApproval.status == "pending")).execute())
+        # A paused approval's entry in the state says what became of it (it said "pending"
+        # for good); one decided but not yet resumed keeps its decision.
+        waiting = execution.current_node
+        if execution.status == "paused" and waiting in execution.state:
+            entry = execution.state[waiting]
+            approval = WorkflowApproval.get_or_none(
+                WorkflowApproval.execution == execution.id, WorkflowApproval.node_id == waiting)
+            if isinstance(entry, dict) and approval is not None:
+                execution.state = {**execution.state,
+                                   waiting: {**entry, "status": approval.status}}
         _save(execution, status="cancelled")
     return execution
 

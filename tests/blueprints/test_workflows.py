@@ -338,7 +338,10 @@ def test_cancel_stops_a_paused_execution(api, drain):
     workflow = create(api, {"start": "ok", "nodes": [node("ok", "approval")]})
     started = start(api, workflow)
     drain()
-    assert api("POST", f"/executions/{started['id']}/cancel").json["status"] == "cancelled"
+    cancelled = api("POST", f"/executions/{started['id']}/cancel").json
+    assert cancelled["status"] == "cancelled"
+    # The approval's entry in the state said "pending" for good.
+    assert execution(api, started["id"])["state"]["ok"]["status"] == "cancelled"
     assert api("GET", f"/executions/{started['id']}/approvals").json == []
     assert api("POST", f"/executions/{started['id']}/cancel").status_code == 409
     assert api("POST", f"/executions/{started['id']}/resume").status_code == 409
