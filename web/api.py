@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Mapping
 
 import marshmallow as ma
@@ -142,6 +143,14 @@ def _domain_error_payload(error: DomainError, code: int) -> tuple[dict, int]:
     return payload, code
 
 
+def _upstream_failure(error: UpstreamFailure):
+    """A peer's failure; the wait it asked for (its Retry-After) is passed on to the client."""
+    payload, code = _domain_error_payload(error, error.status)
+    if error.retry_after_s:
+        return payload, code, {"Retry-After": str(math.ceil(error.retry_after_s))}
+    return payload, code
+
+
 SWAGGER_ASSETS_PATH = "/api/docs/assets/"
 
 
@@ -179,8 +188,7 @@ def init_app(app: Flask) -> ServiceApi:
     for error_class, code in _DOMAIN_STATUS:
         app.register_error_handler(
             error_class, lambda e, code=code: _domain_error_payload(e, code))
-    app.register_error_handler(
-        UpstreamFailure, lambda e: _domain_error_payload(e, e.status))
+    app.register_error_handler(UpstreamFailure, _upstream_failure)
     for redis_error in (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError):
         app.register_error_handler(redis_error, _queue_unavailable)
     return api

@@ -159,6 +159,13 @@ def test_upstream_500_is_502(llm_client, auth, fake_openai):
     assert response.status_code == 502 and response.json["success"] is False
 
 
+def test_a_model_servers_retry_after_is_passed_on_with_the_502(llm_client, auth, fake_openai):
+    fake_openai.script(Reply.status(429, headers={"Retry-After": "20"}))
+    response = llm_client.post(URL, json={"session_transcript": ORDINARY}, headers=auth)
+    assert response.status_code == 502 and response.json["success"] is False
+    assert response.headers["Retry-After"] == "20"
+
+
 def test_upstream_timeout_is_504(llm_client, auth, fake_openai):
     fake_openai.script(Reply.slow(3))
     response = llm_client.post(URL, json={"session_transcript": ORDINARY}, headers=auth)
