@@ -16,6 +16,7 @@ import stripe
 from models.base import db
 from models.organizations import Organization
 from services.errors import DomainError, Unprocessable, UpstreamFailure
+from services.outbound.delivery import parse_retry_after
 
 logger = logging.getLogger(__name__)
 
@@ -58,8 +59,12 @@ def upstream_error(error: stripe.StripeError) -> DomainError:
             not isinstance(error, stripe.AuthenticationError):
         return Unprocessable(f"Payment processor: {message}", field="payment_method",
                              extra={"processor_code": code})
+    # A processor that asked to be left alone (429): its wait comes with the 502.
+    asked = (getattr(error, "headers", None) or {}).get("Retry-After") \
+        if isinstance(error, stripe.RateLimitError) else None
     return UpstreamFailure(f"Payment processor: {message}", status=502,
-                           extra={"processor_code": code})
+                           extra={"processor_code": code},
+                           retry_after_s=parse_retry_after(asked))
 
 
 def customer_id(organization: Organization) -> str | None:

@@ -345,3 +345,15 @@ def test_a_silent_processor_is_502_within_its_timeout(make_app, org):
     assert_error_shape(response, 502)
     assert "unreachable" in response.json["message"]
     assert took < 5, took
+
+
+def test_a_processors_retry_after_comes_with_the_502(billing, fake_stripe):
+    """The processor's 429 asked for 30 s; the client got a 502 that did not say so."""
+    client, headers, _ = billing
+    for _ in range(2):  # the library may try twice
+        fake_stripe.fail_next(429, "invalid_request_error", "rate_limit", "Too many requests.",
+                              headers={"Retry-After": "30"})
+    response = _add(client, headers)
+    assert_error_shape(response, 502)
+    assert response.headers["Retry-After"] == "30"
+    assert PaymentMethod.select().count() == 0

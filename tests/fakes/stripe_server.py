@@ -78,15 +78,15 @@ class FakeStripe:
                      "exp_year": exp_year, "country": "US", "funding": "credit"}}
 
     def fail_next(self, status: int, type_: str, code: str, message: str,
-                  path: str = "/") -> None:
-        """The next request whose path starts with `path` fails so."""
-        self._failures.append((status, type_, code, message, path))
+                  path: str = "/", headers: dict[str, str] | None = None) -> None:
+        """The next request whose path starts with `path` fails so (with these headers)."""
+        self._failures.append((status, type_, code, message, path, headers or {}))
 
-    def _failure_for(self, path: str) -> tuple[int, str, str, str] | None:
+    def _failure_for(self, path: str) -> tuple | None:
         for failure in self._failures:
             if path.startswith(failure[4]):
                 self._failures.remove(failure)
-                return failure[:4]
+                return failure
         return None
 
     def writes(self, path_prefix: str = "") -> list[dict[str, Any]]:
@@ -169,6 +169,7 @@ class FakeStripe:
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length).decode() if length else ""
                 form = _nested(parse_qsl(raw, keep_blank_values=True))
+                extra_headers: dict[str, str] = {}
                 record = {"method": method, "path": self.path, "form": form,
                           "headers": {k.lower(): v for k, v in self.headers.items()}}
                 fake.waiting += 1
@@ -182,7 +183,7 @@ class FakeStripe:
                     elif method == "POST" and key and key in fake._idempotent:
                         status, body = fake._idempotent[key]
                     elif (failure := fake._failure_for(self.path)) is not None:
-                        status, type_, code, message = failure
+                        status, type_, code, message, _, extra_headers = failure
                         status, body = fake._error(status, type_, code, message)
                         if method == "POST" and key and status >= 500:
                             # Stripe keeps a key's first answer, a 500 included.
@@ -196,6 +197,8 @@ class FakeStripe:
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(payload)))
                 self.send_header("Request-Id", f"req_{secrets.token_hex(6)}")
+                for name, value in extra_headers.items():
+                    self.send_header(name, value)
                 self.end_headers()
                 self.wfile.write(payload)
 
