@@ -27,7 +27,7 @@ from services import analysis
 from services.analysis.llm import LLMAnalysisError
 from services.errors import UpstreamFailure
 from services.limits import MAX_ERROR_CHARS
-from services.outbound.delivery import MAX_RETRY_AFTER_S
+from services.retry_after import MAX_RETRY_AFTER_S
 from services.workers import process_is_dead
 from services.workflows.nodes import TransientNodeError
 from web.logs import format_exception

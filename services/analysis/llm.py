@@ -29,7 +29,7 @@ from services.analysis.model_http import deadline, http_client
 from services.analysis.prompts import build_messages
 from services.analysis.redaction import PLACEHOLDERS, redact_inputs
 from services.analysis.shape import normalize_analysis
-from services.outbound.delivery import parse_retry_after
+from services.retry_after import parse_retry_after
 
 logger = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ import stripe
 from models.base import db
 from models.organizations import Organization
 from services.errors import DomainError, Unprocessable, UpstreamFailure
-from services.outbound.delivery import parse_retry_after
+from services.retry_after import parse_retry_after
 
 logger = logging.getLogger(__name__)
 

@@ -13,7 +13,6 @@ finishes, whether it succeeded or gave up.
 
 from __future__ import annotations
 
-import email.utils
 import json
 import logging
 import random
@@ -32,6 +31,7 @@ from models.outbound import DeliveryAttempt, OutboundEvent, WebhookDelivery, Web
 from services.outbound import endpoints
 from services.outbound.addresses import AddressRefused, check_destination
 from services.outbound.signing import body_signature, standard_headers
+from services.retry_after import MAX_RETRY_AFTER_S, parse_retry_after
 from services.usage import record_usage
 
 logger = logging.getLogger(__name__)
@@ -39,7 +39,6 @@ logger = logging.getLogger(__name__)
 RETRY_DELAYS_S = (5, 300, 1800, 7200, 18000, 36000, 36000)
 JITTER_FRACTION = 0.1
 TIMEOUT_S = 15
-MAX_RETRY_AFTER_S = 24 * 3600
 MAX_ERROR_CHARS = 300
 USER_AGENT = "ClinicalWorkflowService-Webhooks/1.0"
 GONE = 410
@@ -156,21 +155,6 @@ def retry_delay_s(attempt: int, schedule: tuple[float, ...] = RETRY_DELAYS_S,
     if retry_after_s is not None:
         delay = max(delay, min(retry_after_s, MAX_RETRY_AFTER_S))
     return delay
-
-
-def parse_retry_after(value: str | None) -> float | None:
-    if not value:
-        return None
-    value = value.strip()
-    if value.isascii() and value.isdigit():  # not "²", which float() refuses
-        return float(value)
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return max((when - utcnow()).total_seconds(), 0.0)
 
 
 def _claim(delivery_id: str, attempt: int) -> WebhookDelivery | None:

@@ -30,7 +30,7 @@ from models.sessions import TherapySession
 from models.workflows import AgentWorkflow, EhrSync
 from services.errors import Unprocessable
 from services.outbound.addresses import AddressRefused, check_destination
-from services.outbound.delivery import parse_retry_after
+from services.retry_after import parse_retry_after
 from services.workflows.conditions import MISSING, lookup
 from services.workflows.nodes import NodeContext, NodeError, TransientNodeError
 
