@@ -21,7 +21,7 @@ from redis import Redis
 from redis.commands.core import Script
 from redis.exceptions import RedisError
 from rq import Queue, Retry
-from rq.exceptions import NoSuchJobError
+from rq.exceptions import InvalidJobOperation, NoSuchJobError
 from rq.job import Job, JobStatus, validate_job_id
 from rq.serializers import DefaultSerializer
 from rq.utils import now as rq_now
@@ -38,6 +38,7 @@ from models.jobs import (
     QUEUE_WEBHOOKS,
     QUEUE_WORKFLOWS,
     JobRecord,
+    job_cancelled,
     job_id,
     job_recorded,
     record_job,
@@ -60,6 +61,7 @@ __all__ = [
 def init_app(app: Flask) -> None:
     """Push every job recorded from now on once its transaction commits."""
     job_recorded.connect(_push_after_commit)
+    job_cancelled.connect(_cancel_after_commit)
 
 
 def _push_after_commit(record: JobRecord, delay_s: float = 0) -> None:
@@ -67,6 +69,27 @@ def _push_after_commit(record: JobRecord, delay_s: float = 0) -> None:
     # that was committed.
     app = current_app._get_current_object()
     db.after_commit(lambda: _push_quietly(app, record, delay_s))
+
+
+def _cancel_after_commit(record_id: str) -> None:
+    app = current_app._get_current_object()
+    db.after_commit(lambda: _cancel_quietly(app, record_id))
+
+
+_WAITING = (JobStatus.QUEUED, JobStatus.SCHEDULED, JobStatus.DEFERRED)
+
+
+def _cancel_quietly(app: Flask, record_id: str) -> None:
+    """Take a cancelled job off its queue (queue statistics count it as canceled, not queued).
+    Best effort: a copy left in Redis runs, finds its row's domain closed and does nothing."""
+    with app.app_context():
+        try:
+            job = Job.fetch(record_id, connection=get_redis())
+            if job.get_status() in _WAITING:
+                job.cancel()
+        except (NoSuchJobError, InvalidJobOperation, RedisError):
+            logger.info("job %s: not taken off its queue (gone, started or redis down)",
+                        record_id)
 
 
 def queue_name(name: str) -> str:

@@ -18,7 +18,7 @@ from peewee import CharField, IntegerField, TextField
 
 from models.base import BaseModel, JSONField, UTCDateTimeField, db, utcnow
 
-JOB_STATUSES = ("pending", "queued", "started", "succeeded", "failed")
+JOB_STATUSES = ("pending", "queued", "started", "succeeded", "failed", "cancelled")
 OPEN_JOB_STATUSES = ("pending", "queued", "started")
 
 QUEUE_DEFAULT = "default"
@@ -31,8 +31,12 @@ QUEUE_NAMES = (QUEUE_ANALYSIS, QUEUE_WORKFLOWS, QUEUE_PROVISIONING, QUEUE_WEBHOO
 DEFAULT_MAX_ATTEMPTS = 3
 _UNSAFE_ID_CHARS = re.compile(r"[^A-Za-z0-9_-]")
 
+_signals = Namespace()
 # Sent with each newly recorded job; the queue (jobs.queue) pushes it once the caller commits.
-job_recorded = Namespace().signal("job-recorded")
+job_recorded = _signals.signal("job-recorded")
+# Sent with the id of each job cancelled before it started; the queue takes it off RQ's queue
+# once the caller commits.
+job_cancelled = _signals.signal("job-cancelled")
 
 
 class JobRecord(BaseModel):
@@ -88,6 +92,20 @@ def record_job(func: str, *args: object, id: str, queue: str = QUEUE_DEFAULT,
     if db.execute_sql(_insert_sql(db.param), params).rowcount == 1:
         job_recorded.send(record, delay_s=delay_s)
     return record
+
+
+def cancel_waiting_job(id: str, reason: str) -> bool:
+    """In the caller's transaction: the job `id`, if it has not started, will not run (its row
+    closed as "cancelled"; RQ's copy is cancelled after the commit). A started job is left to
+    end: its domain sees why it should do nothing."""
+    now = utcnow()
+    closed = (JobRecord.update(status="cancelled", last_error=reason, updated_at=now,
+                               finished_at=now)
+              .where((JobRecord.id == id) & JobRecord.status.in_(("pending", "queued")))
+              .execute())
+    if closed:
+        job_cancelled.send(id)
+    return bool(closed)
 
 
 @dataclass

@@ -24,6 +24,7 @@ from peewee import Function, fn
 from models.base import db, is_postgres, new_id, utcnow
 from models.jobs import (
     QUEUE_WORKFLOWS,
+    cancel_waiting_job,
     job_id,
     record_job,
     running_job_started,
@@ -433,6 +434,11 @@ def cancel(organization_id: str, execution_id: str) -> WorkflowExecution:
             if isinstance(entry, dict) and approval is not None:
                 execution.state = {**execution.state,
                                    waiting: {**entry, "status": approval.status}}
+        # A step still waiting on the queue will not run (one running ends and sees the cancel).
+        if execution.current_node is not None:
+            cancel_waiting_job(
+                step_job_id(execution.id, execution.current_node, execution.attempt),
+                "the execution was cancelled before this step started")
         _save(execution, status="cancelled")
     return execution
 

@@ -477,6 +477,21 @@ def test_queue_stats_count_jobs_per_registry(api, drain):
     assert set(after["workers"]) == {"total", "busy", "idle"}
 
 
+def test_a_cancelled_executions_waiting_step_leaves_the_queue(api, drain):
+    workflow = create(api, SIMPLE)
+    started = start(api, workflow)
+    assert api("POST", f"/executions/{started['id']}/cancel").status_code == 200
+    row = next(q for q in api("GET", "/queue/stats").json["queues"] if q["name"] == "workflows")
+    assert (row["queued"], row["canceled"]) == (0, 1)
+    record = JobRecord.get(JobRecord.id.startswith(f"wf-{started['id']}"))
+    assert record.status == "cancelled"
+    drain()
+    body = execution(api, started["id"])
+    assert (body["status"], body["execution_trace"]) == ("cancelled", [])
+    row = next(q for q in api("GET", "/queue/stats").json["queues"] if q["name"] == "workflows")
+    assert (row["queued"], row["finished"], row["canceled"]) == (0, 0, 1)
+
+
 def test_queue_stats_count_a_starting_worker_as_neither_busy_nor_idle(api, fast_app):
     from rq import Worker
     from rq.worker import WorkerStatus
