@@ -89,6 +89,19 @@ def test_a_fixed_path_beside_an_id_route_offers_only_its_own_methods(client, aut
     assert set(client.options(path).headers["Allow"].replace(" ", "").split(",")) == allowed
 
 
+@pytest.mark.parametrize(("path", "location"), [
+    ("/rq", "/rq/"),                # routing's own redirect to the dashboard's address
+    ("/api/docs/", "/api/docs"),    # the docs page, asked for with its assets' slash
+])
+def test_a_redirect_says_where_in_json(client, path, location):
+    response = client.get(path)
+    assert response.status_code == 308
+    assert response.location.endswith(location)
+    assert response.mimetype == "application/json"
+    assert response.json["code"] == 308 and location in response.json["message"]
+    assert client.get(location).status_code in (200, 401)  # the dashboard needs its password
+
+
 def test_pagination_header_is_documented_as_json(client):
     header = client.get("/api/openapi.json").json["components"]["headers"]["PAGINATION"]
     assert "schema" not in header
