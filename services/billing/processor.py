@@ -51,6 +51,11 @@ def upstream_error(error: stripe.StripeError) -> DomainError:
     if isinstance(error, stripe.APIConnectionError):
         # The library's text names the host and port it tried and the socket's error.
         message = "unreachable (no connection, or no answer in time); try again shortly."
+    elif error.http_status and not isinstance((error.json_body or {}).get("error"), dict):
+        # Not the processor's JSON error object (an HTML page from a proxy in front of it):
+        # the library quotes the whole body, which says nothing to the client.
+        message = (f"answered HTTP {error.http_status} without an error it describes; "
+                   "try again shortly.")
     else:
         message = getattr(error, "user_message", None) or str(error) or "processor error"
     code = getattr(error, "code", None)

@@ -347,6 +347,22 @@ def test_a_silent_processor_is_502_within_its_timeout(make_app, org):
     assert took < 5, took
 
 
+def test_a_page_from_in_front_of_the_processor_is_502_in_the_services_words(billing,
+                                                                            fake_stripe):
+    """A proxy's HTML page in place of the processor's error object: the client library
+    quoted the whole page in its message, and the 502 passed it on."""
+    client, headers, _ = billing
+    page = "<html><body><h1>502 Bad Gateway</h1><p>upstream-pool-7 10.0.3.12</p></body></html>"
+    for _ in range(2):  # the library may try twice
+        fake_stripe.fail_next(502, "api_error", None, "", html=page)
+    response = _add(client, headers)
+    assert_error_shape(response, 502)
+    assert response.json["message"] == ("Payment processor: answered HTTP 502 without an error "
+                                        "it describes; try again shortly.")
+    assert "upstream-pool-7" not in response.get_data(as_text=True)
+    assert PaymentMethod.select().count() == 0
+
+
 def test_a_processors_retry_after_comes_with_the_502(billing, fake_stripe):
     """The processor's 429 asked for 30 s; the client got a 502 that did not say so."""
     client, headers, _ = billing

@@ -78,9 +78,11 @@ class FakeStripe:
                      "exp_year": exp_year, "country": "US", "funding": "credit"}}
 
     def fail_next(self, status: int, type_: str, code: str, message: str,
-                  path: str = "/", headers: dict[str, str] | None = None) -> None:
-        """The next request whose path starts with `path` fails so (with these headers)."""
-        self._failures.append((status, type_, code, message, path, headers or {}))
+                  path: str = "/", headers: dict[str, str] | None = None,
+                  html: str | None = None) -> None:
+        """The next request whose path starts with `path` fails so (with these headers; with
+        `html`, that page is the body instead of an error object, as a proxy in front sends)."""
+        self._failures.append((status, type_, code, message, path, headers or {}, html))
 
     def _failure_for(self, path: str) -> tuple | None:
         for failure in self._failures:
@@ -170,6 +172,7 @@ class FakeStripe:
                 raw = self.rfile.read(length).decode() if length else ""
                 form = _nested(parse_qsl(raw, keep_blank_values=True))
                 extra_headers: dict[str, str] = {}
+                html = None
                 record = {"method": method, "path": self.path, "form": form,
                           "headers": {k.lower(): v for k, v in self.headers.items()}}
                 fake.waiting += 1
@@ -183,7 +186,7 @@ class FakeStripe:
                     elif method == "POST" and key and key in fake._idempotent:
                         status, body = fake._idempotent[key]
                     elif (failure := fake._failure_for(self.path)) is not None:
-                        status, type_, code, message, _, extra_headers = failure
+                        status, type_, code, message, _, extra_headers, html = failure
                         status, body = fake._error(status, type_, code, message)
                         if method == "POST" and key and status >= 500:
                             # Stripe keeps a key's first answer, a 500 included.
@@ -192,9 +195,9 @@ class FakeStripe:
                         status, body = fake.answer(method, self.path.split("?")[0], form)
                         if method == "POST" and key and status < 500:
                             fake._idempotent[key] = (status, json.loads(json.dumps(body)))
-                payload = json.dumps(body).encode()
+                payload = html.encode() if html else json.dumps(body).encode()
                 self.send_response(status)
-                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Type", "text/html" if html else "application/json")
                 self.send_header("Content-Length", str(len(payload)))
                 self.send_header("Request-Id", f"req_{secrets.token_hex(6)}")
                 for name, value in extra_headers.items():
