@@ -5,7 +5,14 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import fields, validate
 
-from schemas.common import JSONBoolean, RecordSchema, StrictSchema, UTCDateTime, WholeMatch
+from schemas.common import (
+    JSONBoolean,
+    RecordSchema,
+    StrictSchema,
+    UTCDateTime,
+    WholeMatch,
+    nested_errors,
+)
 from services.billing.cards import card_number_path
 
 CARD_NUMBER_MESSAGE = ("Card numbers are never accepted: collect the card with the "
@@ -23,9 +30,8 @@ class PaymentMethodCreateSchema(StrictSchema):
     def _refuse_card_numbers(self, data, **kwargs):
         # Before any other validation: an error message never echoes the offending value.
         path = card_number_path(data)
-        if path:
-            raise ma.ValidationError({path:
-                                      [CARD_NUMBER_MESSAGE]})
+        if path is not None:
+            raise ma.ValidationError(nested_errors([(path, [CARD_NUMBER_MESSAGE])]))
         return data
 
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
+from typing import Any
 
 import marshmallow as ma
 import orjson
@@ -90,6 +91,31 @@ def Identifier(**kwargs) -> fields.String:
 
 
 NUL_MESSAGE = "Must not contain NUL characters."
+
+
+def nested_errors(flat: Mapping[str, list[str]] | Sequence[tuple[Sequence[str], list[str]]]
+                  ) -> dict[str, Any]:
+    """Errors found by a check of our own, keyed by path (`"voice.webhook_url"`, or a
+    sequence of keys), in the shape marshmallow gives a nested field's errors:
+    `{"voice": {"webhook_url": [why]}}`, so that one body's errors nest one way. Where an
+    object has errors of its own besides its fields', they are under `_schema`, as
+    marshmallow puts them."""
+    pairs = [(path.split("."), why) for path, why in flat.items()] \
+        if isinstance(flat, Mapping) else flat
+    nested: dict[str, Any] = {}
+    for path, messages in pairs:
+        node = nested
+        for key in path[:-1]:
+            child = node.get(key)
+            if isinstance(child, list):
+                child = {"_schema": child}
+            node[key] = node = child if isinstance(child, dict) else {}
+        leaf = path[-1] if path else "_schema"
+        if isinstance(node.get(leaf), dict):
+            node[leaf].setdefault("_schema", []).extend(messages)
+        else:
+            node.setdefault(leaf, []).extend(messages)
+    return nested
 
 
 def _has_nul(value: object) -> bool:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import fields, validate
 
-from schemas.common import NonBlank, StrictSchema, UTCDateTime, WholeMatch
+from schemas.common import NonBlank, StrictSchema, UTCDateTime, WholeMatch, nested_errors
+from schemas.voice import phone_field
 from services.organizations.quotas import DEFAULT_PLAN, PLANS
 from services.organizations.steps import request_errors
 from services.organizations.usage import DEFAULT_GRANULARITY, GRANULARITIES
@@ -14,7 +15,7 @@ SLUG_PATTERN = r"^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$"
 
 
 class VoiceRequestSchema(StrictSchema):
-    phone_number = fields.String(required=True, validate=validate.Length(max=20))
+    phone_number = phone_field(required=True)
     webhook_url = fields.String(allow_none=True, validate=validate.Length(max=2000))
 
 
@@ -36,7 +37,7 @@ class ProvisionRequestSchema(StrictSchema):
     def _semantics(self, data: dict, **kwargs) -> None:
         errors = request_errors(data)
         if errors:
-            raise ma.ValidationError(errors)
+            raise ma.ValidationError(nested_errors(errors))
 
 
 class ProvisionAcceptedSchema(ma.Schema):

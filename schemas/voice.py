@@ -6,21 +6,20 @@ import marshmallow as ma
 from marshmallow import fields, validate
 
 from schemas.common import NonBlank, RecordSchema, StrictSchema, UTCDateTime, WholeMatch
+from services.voice.messages import PHONE_ERROR, PHONE_PATTERN, phone_number_error
 from services.voice.screeners import SCREENERS
 
-PHONE_PATTERN = r"^\+[1-9][0-9 ().-]{5,30}$"
-PHONE_ERROR = "Must be an E.164 number such as +15551234567 (spaces, dashes and brackets allowed)."
 
-
-def _e164_digits(value: str) -> bool:
-    # The number the platform sends is E.164: a country code and at most 15 digits in all.
-    if not 7 <= sum(ch.isdigit() for ch in value) <= 15:
-        raise ma.ValidationError(PHONE_ERROR)
+def _e164(value: str) -> bool:
+    error = phone_number_error(value)
+    if error:
+        raise ma.ValidationError(error)
     return True
 
 
-def _phone(**kwargs) -> fields.String:
-    return fields.String(validate=[WholeMatch(PHONE_PATTERN, error=PHONE_ERROR), _e164_digits],
+def phone_field(**kwargs) -> fields.String:
+    # The pattern is also in the OpenAPI document; `_e164` counts the digits.
+    return fields.String(validate=[WholeMatch(PHONE_PATTERN, error=PHONE_ERROR), _e164],
                          **kwargs)
 
 
@@ -31,14 +30,14 @@ def _screeners(**kwargs) -> fields.List:
 
 class DeploymentCreateSchema(StrictSchema):
     name = NonBlank(200, required=True)
-    phone_number = _phone(required=True)
+    phone_number = phone_field(required=True)
     webhook_url = fields.String(allow_none=True, validate=validate.Length(max=2048))
     screeners = _screeners()
 
 
 class DeploymentUpdateSchema(StrictSchema):
     name = NonBlank(200)
-    phone_number = _phone()
+    phone_number = phone_field()
     webhook_url = fields.String(allow_none=True, validate=validate.Length(max=2048))
     screeners = _screeners()
 

@@ -13,6 +13,7 @@ from schemas.common import (
     RecordSchema,
     StrictSchema,
     UTCDateTime,
+    nested_errors,
 )
 from services.workflows.definition import definition_problems
 
@@ -35,7 +36,7 @@ class WorkflowCreateSchema(StrictSchema):
         if "definition" in data:
             problems = definition_problems(data["definition"])
             if problems:
-                raise ma.ValidationError(problems)
+                raise ma.ValidationError(nested_errors(problems))
 
 
 class WorkflowSchema(RecordSchema):

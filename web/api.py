@@ -69,6 +69,14 @@ class ServiceApi(Api):
 
     def handle_http_exception(self, error: HTTPException):
         payload, code, headers = super().handle_http_exception(error)
+        errors = payload.get("errors")
+        if isinstance(errors, dict):
+            # webargs reports a body it cannot parse as `{"json": ["Invalid JSON body."]}`:
+            # a list where every other error has an object of fields. marshmallow's key for an
+            # error of the whole object is `_schema`.
+            payload["errors"] = {location: {"_schema": messages}
+                                 if isinstance(messages, list) else messages
+                                 for location, messages in errors.items()}
         payload.setdefault("message", _validation_summary(payload.get("errors"))
                            or error.description or error.name)
         retry_after = getattr(error, "retry_after", None)

@@ -42,26 +42,26 @@ def contains_card_number(text: str) -> bool:
     return False
 
 
-def card_number_path(value: object, path: str = "") -> str | None:
-    """The path (`billing_details.note`, `items[2]`) of the first card number in a decoded
-    JSON body, keys included, or None."""
+def card_number_path(value: object, path: tuple[str, ...] = ()) -> tuple[str, ...] | None:
+    """The keys (`("billing_details", "notes", "2")`, list items by their index) leading to the
+    first card number in a decoded JSON body, or None; a key that holds one names the object
+    it is in (`()` for the body itself)."""
     if isinstance(value, bool) or value is None:
         return None
     if isinstance(value, int | float):
         value = str(value)
     if isinstance(value, str):
-        return (path or "body") if contains_card_number(value) else None
+        return path if contains_card_number(value) else None
     if isinstance(value, Mapping):
         for key, item in value.items():
-            child = f"{path}.{key}" if path else str(key)
             if contains_card_number(str(key)):
-                return path or "body"
-            found = card_number_path(item, child)
-            if found:
+                return path
+            found = card_number_path(item, (*path, str(key)))
+            if found is not None:
                 return found
     if isinstance(value, list | tuple):
         for i, item in enumerate(value):
-            found = card_number_path(item, f"{path}[{i}]")
-            if found:
+            found = card_number_path(item, (*path, str(i)))
+            if found is not None:
                 return found
     return None

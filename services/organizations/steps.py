@@ -38,6 +38,7 @@ from services.outbound.addresses import AddressRefused, check_destination
 from services.outbound.endpoints import check_webhook_url
 from services.tokens import create_token, revoke_token
 from services.voice import deployments
+from services.voice.messages import phone_number_error
 from services.workflows import ready
 
 # Seconds the onboarding check of an EHR's FHIR server waits for its CapabilityStatement
@@ -69,7 +70,6 @@ STARTER_TEMPLATES: tuple[dict[str, Any], ...] = (
                   {"key": "risk", "title": "Risk", "guidance": "Risk level and reasons."}]},
 )
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
-_PHONE = re.compile(r"^\+[1-9]\d{6,14}$")
 
 
 class StepSkipped(Exception):
@@ -130,8 +130,8 @@ def request_errors(data: Mapping[str, Any]) -> dict[str, list[str]]:
         errors["timezone"] = ["Unknown IANA timezone."]
     voice = data.get("voice")
     if voice is not None:
-        if not _PHONE.fullmatch(str(voice.get("phone_number") or "")):
-            errors["voice.phone_number"] = ["Must be an E.164 number, e.g. +15551234567."]
+        if phone_number_error(voice.get("phone_number")):
+            errors["voice.phone_number"] = [phone_number_error(voice.get("phone_number"))]
         if voice.get("webhook_url") is not None and _url_error(voice["webhook_url"]):
             errors["voice.webhook_url"] = [_url_error(voice["webhook_url"])]
     ehr = data.get("ehr")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from datetime import UTC, datetime
 from typing import Any
 
@@ -71,6 +72,20 @@ def customer_number(message: dict) -> str | None:
     number = (_obj(message.get("customer")).get("number")
               or _obj(call_of(message).get("customer")).get("number"))
     return normalize_number(number) if isinstance(number, str) else None
+
+
+PHONE_PATTERN = r"^\+[1-9][0-9 ().-]{5,30}$"
+PHONE_ERROR = "Must be an E.164 number such as +15551234567 (spaces, dashes and brackets allowed)."
+
+
+def phone_number_error(value: object) -> str | None:
+    """Why `value` is no phone number a deployment takes (None when it is one): a `+`, a
+    country code, and 7-15 digits in all (E.164), written with spaces, dashes, dots or
+    brackets if the client likes."""
+    if not isinstance(value, str) or not re.fullmatch(PHONE_PATTERN, value) or \
+            not 7 <= sum(ch.isdigit() for ch in value) <= 15:
+        return PHONE_ERROR
+    return None
 
 
 def normalize_number(number: str) -> str:

@@ -16,12 +16,15 @@ def assert_error_shape(response, code):
     text = response.get_data(as_text=True)
     assert "<html" not in text.lower()
     assert "Traceback" not in text
+    # `errors` holds an object of fields per location (SPEC §2), never a bare list.
+    assert all(isinstance(fields, dict) for fields in body.get("errors", {}).values()), body
 
 
 def test_malformed_json_is_400(client, auth):
     response = client.post("/api/therapy-sessions", data='{"patient_id": ',
                            content_type="application/json", headers=auth)
     assert_error_shape(response, 400)
+    assert response.json["errors"] == {"json": {"_schema": ["Invalid JSON body."]}}
 
 
 def test_missing_token_is_401(client):

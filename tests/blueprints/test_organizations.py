@@ -157,13 +157,26 @@ def test_analysis_quota_is_enforced_with_429_naming_it(client, org, auth):
      "voice.phone_number"),
     ({"name": "X", "admin_email": "a@b.example", "ehr": {"fhir_base_url": "ftp://x"}},
      "ehr.fhir_base_url"),
+    ({"name": "X", "admin_email": "a@b.example",
+      "voice": {"phone_number": "+15550100", "webhook_url": "ftp://x"}}, "voice.webhook_url"),
     ({"name": "X", "admin_email": "a@b.example", "extra": 1}, "extra"),
 ])
 def test_invalid_provisioning_request_is_422(client, app, body, field):
     response = client.post("/api/organizations/provision", json=body, headers=PLATFORM)
     assert response.status_code == 422
-    assert field in response.json["errors"]["json"] or field.split(".")[0] in \
-        response.json["errors"]["json"], response.json
+    errors = response.json["errors"]["json"]
+    for key in field.split("."):  # nested as the body is: {"voice": {"phone_number": […]}}
+        errors = errors[key]
+    assert isinstance(errors, list) and errors, response.json
+
+
+@pytest.mark.parametrize("number", ["+1 415 555 0100", "+1 (415) 555-0102", "+44.20.7946.0958"])
+def test_a_voice_number_is_written_as_a_deployment_takes_it(client, app, number):
+    """Spaces, dashes, dots and brackets, as `POST /api/voice/deployments` takes them (the
+    request was refused: "Must be an E.164 number")."""
+    body = {"name": "X", "admin_email": "a@b.example", "voice": {"phone_number": number}}
+    response = client.post("/api/organizations/provision", json=body, headers=PLATFORM)
+    assert response.status_code == 202, response.json
 
 
 def test_provisioning_needs_the_platform_token(client, auth):

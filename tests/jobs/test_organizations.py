@@ -271,7 +271,7 @@ def test_fhir_server_on_a_private_address_is_refused_without_the_setting(make_ap
         "name": "Harbor", "admin_email": "a@harbor.example",
         "ehr": {"fhir_base_url": fhir.base_url}})
     assert response.status_code == 422
-    assert "address" in response.json["errors"]["json"]["ehr.fhir_base_url"][0]
+    assert "address" in response.json["errors"]["json"]["ehr"]["fhir_base_url"][0]
     with app.app_context():
         assert ProvisioningJob.select().count() == 0
 
