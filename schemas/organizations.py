@@ -54,7 +54,10 @@ class ProvisionStepSchema(ma.Schema):
     started_at = UTCDateTime(allow_none=True)
     finished_at = UTCDateTime(allow_none=True)
     attempts = fields.Integer()
-    error = fields.String(allow_none=True)
+    error = fields.String(allow_none=True, metadata={
+        "description": "Why the step failed (or its last attempt did); null for a skipped step."})
+    detail = fields.String(allow_none=True, metadata={
+        "description": "Why a skipped step was skipped (e.g. no webhook_url requested)."})
 
 
 class ProvisionResultSchema(ma.Schema):

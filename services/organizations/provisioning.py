@@ -226,6 +226,16 @@ def take_admin_token(job: ProvisioningJob) -> str | None:
     return token if cleared else None
 
 
+def _step_body(row: ProvisioningStep) -> dict[str, Any]:
+    # A skipped step's row keeps why in `error`; the resource says it as `detail`, so that a
+    # client showing every step's `error` does not show a skip as a failure.
+    skipped = row.status == "skipped"
+    return {"index": row.index, "name": row.name, "status": row.status,
+            "started_at": row.started_at, "finished_at": row.finished_at,
+            "attempts": row.attempts, "error": None if skipped else row.error,
+            "detail": row.error if skipped else None}
+
+
 def status_body(job: ProvisioningJob) -> dict[str, Any]:
     """The SPEC's status resource."""
     rows = list(ProvisioningStep.select().where(ProvisioningStep.job == job.id)
@@ -238,8 +248,6 @@ def status_body(job: ProvisioningJob) -> dict[str, Any]:
                   "organization_id": job.result["organization_id"]}
     return {"job_id": job.id, "status": job.status, "current_step": job.current_step,
             "steps_total": len(STEPS),
-            "steps": [{"index": r.index, "name": r.name, "status": r.status,
-                       "started_at": r.started_at, "finished_at": r.finished_at,
-                       "attempts": r.attempts, "error": r.error} for r in rows],
+            "steps": [_step_body(r) for r in rows],
             "organization_id": job.organization_id, "result": result, "error": job.error,
             "created_at": job.created_at, "finished_at": job.finished_at}
