@@ -61,7 +61,7 @@ def upstream_error(error: stripe.StripeError) -> DomainError:
     code = getattr(error, "code", None)
     logger.warning("payment processor error %s (%s)", type(error).__name__, code)
     if isinstance(error, stripe.CardError | stripe.InvalidRequestError) and \
-            not isinstance(error, stripe.AuthenticationError):
+            not isinstance(error, stripe.AuthenticationError) and not _customer_gone(error):
         return Unprocessable(f"Payment processor: {message}", field="payment_method",
                              extra={"processor_code": code})
     # A processor that asked to be left alone (429): its wait comes with the 502.
@@ -70,6 +70,14 @@ def upstream_error(error: stripe.StripeError) -> DomainError:
     return UpstreamFailure(f"Payment processor: {message}", status=502,
                            extra={"processor_code": code},
                            retry_after_s=parse_retry_after(asked))
+
+
+def _customer_gone(error: stripe.StripeError) -> bool:
+    """The processor no longer knows the organization's customer (deleted there): its own
+    state, not the client's input, so a 502 rather than a 422 on `payment_method`."""
+    return getattr(error, "code", None) == "resource_missing" and \
+        (getattr(error, "param", None) == "customer"
+         or str(getattr(error, "user_message", None) or error).startswith("No such customer"))
 
 
 def customer_id(organization: Organization) -> str | None:

@@ -363,6 +363,22 @@ def test_a_page_from_in_front_of_the_processor_is_502_in_the_services_words(bill
     assert PaymentMethod.select().count() == 0
 
 
+def test_a_customer_the_processor_no_longer_knows_is_502_not_the_clients_422(billing,
+                                                                              fake_stripe):
+    """Deleted at the processor: the 422 named `payment_method`, which the request (a default
+    switch) did not even carry."""
+    client, headers, _ = billing
+    fake_stripe.add_card("pm_gone1")
+    added = _add(client, headers, pm="pm_gone1")
+    assert added.status_code == 201, added.json
+    fake_stripe.customers.clear()
+    response = client.post(f"/api/billing/payment-methods/{added.json['id']}/default",
+                           headers=headers)
+    assert_error_shape(response, 502)
+    assert "No such customer" in response.json["message"]
+    assert "errors" not in response.json
+
+
 def test_a_processors_retry_after_comes_with_the_502(billing, fake_stripe):
     """The processor's 429 asked for 30 s; the client got a 502 that did not say so."""
     client, headers, _ = billing
