@@ -65,7 +65,8 @@ class QueueStats(MethodView):
     def get(self):
         """Jobs per queue and registry, and workers busy or idle"""
         connection = get_redis()
-        return queue_stats([get_queue(name, connection) for name in QUEUE_NAMES], connection,
+        return queue_stats({name: get_queue(name, connection) for name in QUEUE_NAMES},
+                           connection,
                            current_app.config.get("WORKER_MAINTENANCE_INTERVAL_S") or 60)
 
 

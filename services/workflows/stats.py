@@ -23,18 +23,21 @@ REGISTRIES = {
 }
 
 
-def queue_stats(queues: list[Queue], connection: Redis,
+def queue_stats(queues: dict[str, Queue], connection: Redis,
                 maintenance_interval_s: float = 60) -> dict[str, Any]:
+    """Rows named by the queues' names in the service (`analysis`…), not their names in Redis,
+    which carry the deployment's QUEUE_PREFIX."""
     rows = []
-    for queue in queues:
-        row = {"name": queue.name, "queued": queue.count}
+    for name, queue in queues.items():
+        row = {"name": name, "queued": queue.count}
         for field, registry in REGISTRIES.items():
             row[field] = getattr(queue, registry).count
         rows.append(row)
     # A worker still starting (or suspended) is neither: it is counted in the total only, so
     # that `idle` means ready to take a job now. A killed worker is not counted at all.
     stale_after = timedelta(seconds=SILENT_INTERVALS * maintenance_interval_s)
-    states = [w.get_state() for w in live_workers(_workers_of(queues, connection), stale_after)]
+    workers = _workers_of(list(queues.values()), connection)
+    states = [w.get_state() for w in live_workers(workers, stale_after)]
     return {"queues": rows, "workers": {"total": len(states), "busy": states.count("busy"),
                                         "idle": states.count("idle")}}
 

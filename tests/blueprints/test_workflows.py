@@ -499,6 +499,16 @@ def test_a_cancelled_executions_waiting_step_leaves_the_queue(api, drain):
     assert (row["queued"], row["finished"], row["canceled"]) == (0, 0, 1)
 
 
+def test_queue_stats_name_the_queues_without_the_deployments_prefix(make_app, org, make_token):
+    """With QUEUE_PREFIX set, rows were named "clinic-a-analysis"…: a client looking up the
+    documented "analysis" found nothing."""
+    app = make_app(QUEUE_PREFIX="clinic-a-")
+    response = app.test_client().get(f"{BASE}/queue/stats",
+                                     headers=bearer(make_token(org, "workflows:read")))
+    assert [row["name"] for row in response.json["queues"]] == \
+        ["analysis", "workflows", "provisioning", "webhooks", "default"]
+
+
 def test_queue_stats_count_a_starting_worker_as_neither_busy_nor_idle(api, fast_app):
     from rq import Worker
     from rq.worker import WorkerStatus
