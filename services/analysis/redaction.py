@@ -115,14 +115,17 @@ _PHONE_RE = re.compile(
     r")(?![\w-])"
 )
 
+# A full word takes no full stop (the one after it ends the sentence); an abbreviation may.
 _STREET_SUFFIX = (
-    r"(?:street|st|avenue|ave|road|rd|boulevard|blvd|lane|ln|drive|dr|court|ct|way|place|pl"
-    r"|terrace|ter|circle|cir|parkway|pkwy|highway|hwy|square|sq|trail|trl)"
+    r"(?:(?:street|avenue|road|boulevard|lane|drive|court|way|place|terrace|circle|parkway"
+    r"|highway|square|trail)\b"
+    r"|(?:st|ave|rd|blvd|ln|dr|ct|pl|ter|cir|pkwy|hwy|sq|trl)\b\.?)"
 )
 _UNIT = r"(?:,?\s+(?:apt|apartment|suite|ste|unit|\#)\.?\s*\#?[A-Za-z0-9-]+)"
-# What may follow a street or a PO box: ", Portland OR 97201", "Austin, TX 78701-1234".
-_CITY_ZIP = (r"(?:,?\s+(?:[A-Z][A-Za-z'-]{1,30}\s+){1,3}?,?\s*[A-Z]{2}\.?,?\s+"
-             r"\d{5}(?:-\d{4})?(?!\d))")
+# What may follow a street or a PO box: ", Portland OR 97201", "Springfield, IL 62704",
+# "New York, NY 10001-1234": one to three capitalised words, a comma or not, the state, the ZIP.
+_CITY_ZIP = (r"(?:,?\s+[A-Z][A-Za-z'-]{1,30}(?:\s+[A-Z][A-Za-z'-]{1,30}){0,2},?\s+"
+             r"[A-Z]{2}\.?,?\s+\d{5}(?:-\d{4})?(?!\d))")
 _PO_BOX_RE = re.compile(rf"\bP\.?\s?O\.?\s*Box\s+\d{{1,7}}\b{_CITY_ZIP}?", re.IGNORECASE)
 # An e-mail address said aloud, as speech-to-text writes it: "jane at example dot com".
 _SPOKEN_EMAIL_RE = re.compile(
@@ -134,7 +137,7 @@ _ADDRESS_RE = re.compile(
     # Name words are capitalised or ordinals ("Elm", "Oak Hill", "3rd"), and so is the suffix
     # ("Street", "ST", "Rd"): lower-case "way" or "court" are everyday words.
     r"(?:(?:[A-Z][A-Za-z'-]{0,30}|\d{1,4}(?:st|nd|rd|th))\s+){1,4}"
-    rf"(?=[A-Z])(?i:{_STREET_SUFFIX})\b\.?"
+    rf"(?=[A-Z])(?i:{_STREET_SUFFIX})"
     rf"(?i:{_UNIT})?"
     rf"{_CITY_ZIP}?"
 )
@@ -257,10 +260,36 @@ IDENTIFIER_KEYS = frozenset(
     }
 )
 _KEY_SEPARATORS = re.compile(r"[\s_\-.]+")
+_KEY_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
+# A key with one of these words holds contact or location details, whatever else it says
+# ("patient_phone", "cellNumber", "zip_code", "home_city").
+CONTACT_WORDS = frozenset({
+    "phone", "phones", "telephone", "tel", "mobile", "cell", "cellphone", "fax", "email",
+    "emails", "address", "addresses", "street", "city", "town", "zip", "zipcode", "postal",
+    "postcode", "dob", "birth", "birthdate", "birthday", "mrn", "ssn"})
+# A name is dropped when every other word of its key is about a person ("patient_full_name",
+# "emergencyContactName"), not when it names a thing ("medication_name").
+PERSON_WORDS = frozenset({
+    "patient", "client", "caller", "first", "last", "middle", "full", "given", "family",
+    "preferred", "legal", "maiden", "nick", "sur", "guardian", "parent", "mother", "father",
+    "spouse", "partner", "contact", "emergency", "next", "of", "kin", "user", "person"})
+# Keys that are a person when their value is text: `"client": "Jane Roe"`. As an object
+# (`"patient": {"name": …}`) they are walked and their own identifier keys dropped.
+PERSON_KEYS = frozenset({"patient", "client", "caller", "guardian", "parent", "spouse",
+                         "partner", "contact", "emergencycontact", "nextofkin", "person"})
 
 
-def _is_identifier_key(key: object) -> bool:
-    return isinstance(key, str) and _KEY_SEPARATORS.sub("", key).lower() in IDENTIFIER_KEYS
+def _is_identifier_key(key: object, value: object = None) -> bool:
+    if not isinstance(key, str):
+        return False
+    joined = _KEY_SEPARATORS.sub("", key).lower()
+    if joined in IDENTIFIER_KEYS or (joined in PERSON_KEYS and isinstance(value, str)):
+        return True
+    words = {word.lower() for word in _KEY_WORDS.findall(key)}
+    if words & CONTACT_WORDS:
+        return True
+    named = words & {"name", "names", "surname", "firstname", "lastname", "fullname"}
+    return bool(named) and words - named <= PERSON_WORDS
 
 
 def _drop_identifier_keys(value: object) -> object:
@@ -268,7 +297,7 @@ def _drop_identifier_keys(value: object) -> object:
         return {
             key: _drop_identifier_keys(item)
             for key, item in value.items()
-            if not _is_identifier_key(key)
+            if not _is_identifier_key(key, item)
         }
     if isinstance(value, list | tuple):
         return [_drop_identifier_keys(item) for item in value]

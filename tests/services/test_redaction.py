@@ -2,7 +2,12 @@ import time
 
 import pytest
 
-from services.analysis.redaction import PLACEHOLDERS, redact_identifiers, redact_structure
+from services.analysis.redaction import (
+    PLACEHOLDERS,
+    redact_identifiers,
+    redact_inputs,
+    redact_structure,
+)
 
 # Generous bound: the patterns take well under 0.2 s here; this guards against accidental
 # quadratic backtracking, which would take tens of seconds.
@@ -52,6 +57,31 @@ def test_street_addresses_are_redacted(address):
     text, counts = redact_identifiers(f"She moved to {address} last month.")
     assert text == "She moved to [ADDRESS] last month."
     assert counts["address"] == 1
+
+
+@pytest.mark.parametrize(("said", "sent"), [
+    # The city, state and ZIP after a comma stayed in the text ("[ADDRESS], Springfield, IL
+    # 62704"), and a full word's full stop went into the placeholder.
+    ("I live at 123 Main St, Springfield, IL 62704 now.", "I live at [ADDRESS] now."),
+    ("My address is 4567 Oak Avenue Apt 5, Portland, OR 97201.", "My address is [ADDRESS]."),
+    ("We moved to 12 Elm Road, New York, NY 10001-1234 in May.", "We moved to [ADDRESS] in May."),
+    ("123 Main Street. Also 77 Elm Rd.", "[ADDRESS]. Also [ADDRESS]"),
+])
+def test_an_address_goes_with_its_city_state_and_zip(said, sent):
+    assert redact_identifiers(said)[0] == sent
+
+
+def test_context_keys_that_hold_contact_details_or_a_persons_name_are_dropped():
+    """Only exact key names were dropped: `patient_phone`, `zip`, `client` reached the model."""
+    context = {"patient_phone": "555-0134", "patient_email": "jane dot doe at example",
+               "patient_full_name": "Jane Roe", "client": "Jane Roe", "cell": "555 0134",
+               "zip": "62704", "zip_code": "62704", "postal_code": "62704", "city": "Springfield",
+               "street": "Elm", "emergencyContactName": "Bo Roe", "homeCity": "Springfield",
+               "patient": {"name": "Jane Roe", "age": 40},
+               "medication_name": "sertraline", "diagnosis": "F41.1", "prior_sessions": 3}
+    _, kept, _, _ = redact_inputs("Patient: fine.", context, None)
+    assert kept == {"patient": {"age": 40}, "medication_name": "sertraline",
+                    "diagnosis": "F41.1", "prior_sessions": 3}
 
 
 @pytest.mark.parametrize(
