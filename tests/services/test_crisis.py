@@ -392,6 +392,16 @@ def test_unknown_level_becomes_floor_or_moderate(bad_level):
     assert apply_safety_floor(risk, IMMINENT_CRISIS)["level"] == "imminent"
 
 
+def test_an_unknown_levels_summary_says_what_level_was_set_and_why():
+    """"severe" with "No risk noted by model." came out `high` with that summary unchanged."""
+    risk = {"level": "severe", "summary": "No risk noted by model.", "factors": []}
+    summary = apply_safety_floor(risk, HIGH_CRISIS)["summary"]
+    assert summary.startswith("No risk noted by model. Risk level set to high because crisis "
+                              "language was detected")
+    assert "not one of low, moderate, high, imminent" in summary
+    assert "unknown rating" in apply_safety_floor(risk, NO_CRISIS)["summary"]
+
+
 def test_missing_level_and_non_dict_risk_are_handled():
     assert apply_safety_floor({}, NO_CRISIS)["level"] == "moderate"
     result = apply_safety_floor(None, HIGH_CRISIS)  # type: ignore[arg-type]

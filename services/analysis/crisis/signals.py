@@ -142,8 +142,8 @@ def apply_safety_floor(risk: dict, assessment: CrisisAssessment) -> dict:
       "needs review" factors, so a softer cue is never silently "low".
     * factors: every signal's factor is appended unless already present; existing factors
       are kept in order (non-string items are dropped, a lone string becomes a list).
-    * summary: kept; when the floor raised a known level, one sentence saying so is appended
-      so the summary does not contradict the level.
+    * summary: kept; when the floor raised a known level, or set one in place of an unknown
+      rating, one sentence saying so is appended so the summary does not contradict the level.
     The input dict is not modified.
     """
     source = risk if isinstance(risk, dict) else {}
@@ -165,10 +165,17 @@ def apply_safety_floor(risk: dict, assessment: CrisisAssessment) -> dict:
     result["factors"] = factors
 
     summary = source.get("summary") if isinstance(source.get("summary"), str) else ""
+    reason = "crisis language was detected" if assessment.level else \
+        "the patient said things a clinician should follow up" if floor else \
+        "an unknown rating is not evidence of low risk"
+    note = None
     if current is not None and level != current:
-        reason = "crisis language was detected" if assessment.level else \
-            "the patient said things a clinician should follow up"
         note = f"Risk level raised from {current} to {level} because {reason}."
+    elif current is None and (summary.strip() or source.get("level") not in (None, "")):
+        # "severe", a number…: the summary was written for a level that is not the one set.
+        note = f"Risk level set to {level} because {reason} (the rating given was not one " \
+               f"of {', '.join(_LEVEL_RANK)})."
+    if note:
         summary = summary.rstrip()
         if summary and summary[-1] not in ".!?":
             summary += "."  # the model's summary may end without a full stop
