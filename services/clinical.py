@@ -11,7 +11,7 @@ from models.clinical import ClinicalSession, TranscriptChunk
 from models.jobs import QUEUE_ANALYSIS, job_id, record_job
 from models.sessions import TherapySession
 from services import analysis
-from services.errors import Conflict
+from services.errors import Conflict, DomainError
 from services.limits import MAX_ERROR_CHARS, MAX_TRANSCRIPT_CHARS
 from services.sessions import FINAL_STATUSES, get_session, set_status
 from services.tenancy import get_owned
@@ -32,7 +32,11 @@ def start(organization_id: str, session_id: str) -> ClinicalSession:
         if active:
             raise Conflict("This session already has an active clinical session.")
         if session.status != "in_progress":
-            set_status(session, "in_progress")
+            try:
+                set_status(session, "in_progress")
+            except Conflict as error:
+                # The session's status is at fault, and this request names it by its id.
+                raise Conflict(error.message, field="session_id") from error
         clinical = ClinicalSession.create(organization=organization_id, session=session)
         (TherapySession.update(active_clinical_session_id=clinical.id, updated_at=utcnow())
          .where(TherapySession.id == session.id).execute())
@@ -168,5 +172,8 @@ def floor_of_unanalysed(therapy: TherapySession) -> dict[str, Any] | None:
 
 
 def _describe(exc: Exception) -> str:
-    message = getattr(exc, "message", None) or str(exc)
-    return f"{type(exc).__name__}: {message}"[:MAX_ERROR_CHARS]
+    # The service's own errors say it in their message, as the `failed` status does (the
+    # class name is no word of the API); anything else is named by its type.
+    if isinstance(exc, DomainError):
+        return exc.message[:MAX_ERROR_CHARS]
+    return f"{type(exc).__name__}: {exc}"[:MAX_ERROR_CHARS]

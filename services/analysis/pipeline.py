@@ -212,4 +212,7 @@ def latest_for_session(organization_id: str, session: TherapySession,
         reading = floor_of_unanalysed(session)
         if reading is not None:
             extra["riskAssessment"] = reading
+    if source and analyses_for_session(organization_id, session.id).exists():
+        raise NotFound(f"This session has no analysis from source '{source}' (it has from "
+                       "another; leave out `source` for the newest).", extra=extra)
     raise NotFound("This session has no analysis yet.", extra=extra)

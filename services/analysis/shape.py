@@ -72,10 +72,16 @@ def _match_choice(value: object, choices: tuple[str, ...]) -> str | None:
     return candidate if candidate in choices else None
 
 
+# A task id fits a 32-bit signed integer, and so every client's integer type (JavaScript's
+# safe integers included).
+MAX_TASK_ID = 2**31 - 1
+
+
 def _positive_int(value: object) -> int | None:
-    """Accept 3, 3.0 and "3" as the id 3; anything else (including booleans) is invalid."""
+    """Accept 3, 3.0 and "3" as the id 3; anything else (including booleans, and numbers past
+    MAX_TASK_ID) is invalid."""
     number = whole_number(value, signed=False)
-    return number if number is not None and number > 0 else None
+    return number if number is not None and 0 < number <= MAX_TASK_ID else None
 
 
 class CleanString(fields.Field[str]):

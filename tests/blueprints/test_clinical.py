@@ -52,8 +52,12 @@ def test_start_of_a_cancelled_session_is_conflict(client, auth):
     session_id = _session(client, auth)
     client.patch(f"/api/therapy-sessions/{session_id}", json={"status": "cancelled"},
                  headers=auth)
-    assert client.post("/api/clinical/start", json={"session_id": session_id},
-                       headers=auth).status_code == 409
+    response = client.post("/api/clinical/start", json={"session_id": session_id},
+                           headers=auth)
+    assert response.status_code == 409
+    # Keyed by the field the request sent (it named `status`, which the body has not).
+    assert list(response.json["errors"]["json"]) == ["session_id"]
+    assert "cancelled" in response.json["message"]
 
 
 def test_chunks_are_numbered_in_arrival_order(client, auth):
@@ -209,7 +213,10 @@ def test_a_model_servers_retry_after_delays_the_analysis_jobs_next_attempt(
         make_app, fake_openai, org, make_token,
         Reply.status(429, headers={"Retry-After": "120"}))
     assert len(fake_openai.requests) == 1  # not asked again at once
-    assert _session_state(client, headers, session_id)["analysis_status"] == "retrying"
+    state = _session_state(client, headers, session_id)
+    assert state["analysis_status"] == "retrying"
+    # In the service's words, as once it has failed (it began "UpstreamFailure: ").
+    assert state["analysis_error"].startswith("The analysis model failed"), state
     record = JobRecord.get(JobRecord.queue == "analysis")
     with client.application.app_context():
         registry = ScheduledJobRegistry(queue_name("analysis"), connection=get_redis())

@@ -36,6 +36,16 @@ def test_ad_hoc_analysis_is_kept_beside_the_live_one(client, auth, run_worker):
     assert json.loads(listed.headers["X-Pagination"])["total"] == 2
 
 
+def test_a_source_with_no_analysis_says_the_session_has_others(client, auth, run_worker):
+    """It said "This session has no analysis yet." beside `analysis_status: succeeded`."""
+    session_id, _ = _live_analysis(client, auth, run_worker)
+    response = client.get(f"/api/therapy-sessions/{session_id}/analysis?source=api",
+                          headers=auth)
+    assert response.status_code == 404
+    assert "no analysis from source 'api'" in response.json["message"]
+    assert "yet" not in response.json["message"]
+
+
 def test_skipped_analysis_says_it_was_skipped(client, auth):
     session_id = _session(client, auth)
     clinical_id = _start(client, auth, session_id)

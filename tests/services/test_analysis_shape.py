@@ -170,6 +170,8 @@ def test_valid_unique_ids_are_kept():
         [True, 2, 3],
         ["task-1", 2, 3],
         [1.5, 2, 3],
+        [10**30, 5, 6],  # stored and served past 64 bits and JavaScript's safe integers
+        [2**31, 5, 6],
     ],
 )
 def test_invalid_or_duplicate_ids_are_renumbered(ids):
