@@ -20,7 +20,7 @@ from schemas.voice import (
 )
 from services.errors import NotFound
 from services.outbound import delivery as outbound
-from services.voice import calls, deployments, summary
+from services.voice import calls, deployments, messages, summary
 from services.voice.messages import MalformedMessage
 from services.voice.verification import SignatureInvalid, verify
 from web import json_input
@@ -58,9 +58,11 @@ def _verified_payload():
         count_refused_signature(current_app)
         abort(401, message=f"Invalid voice webhook signature: {exc}.")
     try:
-        return raw, json_input.loads(raw, replace_lone_surrogates=True)
+        payload = json_input.loads(raw, replace_lone_surrogates=True)
     except ValueError:
         abort(400, message="The body is not valid JSON.")
+    # JSON carries a NUL only escaped: a peer's events are kept, without it.
+    return raw, messages.without_nul(payload) if b"\\u0000" in raw else payload
 
 
 def _handle():

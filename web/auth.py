@@ -12,6 +12,7 @@ from flask_smorest import abort
 from models.audit import AuditEntry
 from services import audit
 from services.tokens import Identity, authenticate, hash_token
+from web.apidoc import AUTHENTICATED_ANSWERS, document
 
 CHALLENGE = {"WWW-Authenticate": 'Bearer error="invalid_token"'}
 
@@ -48,6 +49,12 @@ def require(*scopes: str, org: bool = True) -> Callable:
                 abort(403, message=f"The token lacks the scope(s): {', '.join(missing)}.")
             return view(*args, **kwargs)
 
+        needs = (f"Scope: {', '.join(f'`{s}`' for s in scopes)} (`admin` holds every scope of "
+                 "its organization)." if scopes else "Any valid token.")
+        if org:
+            needs += " An organization's token: the platform token gets 403."
+        document(wrapper, description=needs, responses=AUTHENTICATED_ANSWERS,
+                 **{"x-scopes": list(scopes)})
         return wrapper
 
     return decorator

@@ -30,6 +30,7 @@ from peewee import IntegrityError
 
 from models.base import db, utcnow
 from models.idempotency import IdempotencyRecord, stored_key
+from web.apidoc import document
 from web.auth import current_identity
 
 KEY_HEADER = "Idempotency-Key"
@@ -157,5 +158,12 @@ def _idempotent(view: Callable, peer_calls: bool) -> Callable:
             with own_step():
                 _settle(record, response)
             return response
+
+    document(wrapper, parameters=[{
+        "in": "header", "name": KEY_HEADER, "required": False,
+        "schema": {"type": "string", "minLength": 1, "maxLength": MAX_KEY_LENGTH},
+        "description": "The same key with the same body within 24 h answers the first "
+                       "response again (with `Idempotent-Replayed: true`); with another body, "
+                       "409."}])
 
     return wrapper

@@ -27,6 +27,8 @@ logger = logging.getLogger(__name__)
 STATUS_RANK = {"scheduled": 0, "queued": 1, "ringing": 2, "in-progress": 3, "forwarding": 4,
                "ended": 5}
 MAX_RESULT_CHARS = 4000
+ENDED_REASON_CHARS = 200  # VoiceCall.ended_reason
+FUNCTION_NAME_CHARS = 100  # VoiceToolCall.name
 
 
 def handle(payload: Any, raw: bytes, public_base_url: Callable[[], str]) -> dict:
@@ -114,7 +116,7 @@ def _single_line(value: Any) -> str:
 def _tool_call(call: VoiceCall | None, platform_id: str, tool_call_id: str | None, name: str,
                args: dict) -> dict:
     """Run one intake function once per tool call id; a repeat answers the stored result."""
-    key = f"{platform_id}:{tool_call_id}"[:300] if tool_call_id else None
+    key = messages.fit_id(f"{platform_id}:{tool_call_id}", 300) if tool_call_id else None
     stored = VoiceToolCall.get_or_none(VoiceToolCall.id == key) if key else None
     if stored is None:
         try:
@@ -123,7 +125,8 @@ def _tool_call(call: VoiceCall | None, platform_id: str, tool_call_id: str | Non
         except functions.FunctionError as exc:
             result, error = None, _single_line(str(exc))
         if key:
-            stored = VoiceToolCall.create(id=key, call=call.id if call else None, name=name,
+            stored = VoiceToolCall.create(id=key, call=call.id if call else None,
+                                          name=name[:FUNCTION_NAME_CHARS],
                                           result=result, error=error)
         else:
             stored = VoiceToolCall(name=name, result=result, error=error)
@@ -147,7 +150,8 @@ def _status_update(call: VoiceCall, message: dict, base_url: str) -> None:
             platform_call.get("startedAt")) or (moment if status == "in-progress" else None)
     if status == "ended":
         call.ended_at = messages.parse_time(platform_call.get("endedAt")) or moment
-        call.ended_reason = message.get("endedReason") or platform_call.get("endedReason")
+        call.ended_reason = messages.short_text(
+            message.get("endedReason") or platform_call.get("endedReason"), ENDED_REASON_CHARS)
         call.duration_ms = _duration(call)
     call.save()
     logger.info("voice call %s status %s", call.id, status)
@@ -216,7 +220,8 @@ def _end_of_call_report(call: VoiceCall, message: dict, base_url: str) -> None:
     if report["ended_at"]:
         call.ended_at = report["ended_at"]
     call.ended_at = call.ended_at or messages.parse_time(message.get("timestamp")) or utcnow()
-    call.ended_reason = report["ended_reason"] or call.ended_reason
+    call.ended_reason = messages.short_text(report["ended_reason"], ENDED_REASON_CHARS) \
+        or call.ended_reason
     call.status = "ended"
     call.duration_ms = _duration(call)
     call.report = {"summary": report["summary"], "structured_data": report["structured_data"],
@@ -262,7 +267,7 @@ _APPLY = {
 
 
 def get_call(organization_id: str, platform_call_id: str) -> VoiceCall:
-    call = VoiceCall.get_or_none((VoiceCall.call_id == platform_call_id)
+    call = VoiceCall.get_or_none((VoiceCall.call_id == messages.fit_id(platform_call_id))
                                  & (VoiceCall.organization == organization_id))
     if call is None:
         raise NotFound("Call not found.")

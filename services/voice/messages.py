@@ -49,7 +49,39 @@ def call_of(message: dict) -> dict:
 
 def call_id(message: dict) -> str | None:
     value = call_of(message).get("id")
-    return str(value) if value not in (None, "") else None
+    return fit_id(str(value)) if value not in (None, "") else None
+
+
+MAX_CALL_ID_CHARS = 128  # VoiceCall.call_id
+
+
+def fit_id(value: str, limit: int = MAX_CALL_ID_CHARS) -> str:
+    """A peer's id as it is stored and looked up: itself when it fits its column, else its
+    start and a digest of the whole, so that different ids stay different (PostgreSQL
+    refused the longer one with a 500, and the message was lost)."""
+    if len(value) <= limit:
+        return value
+    digest = hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()
+    return f"{value[:limit - len(digest) - 1]}~{digest}"
+
+
+def short_text(value: Any, limit: int) -> str | None:
+    """A peer's free text (an ended reason, a function's name) cut to its column."""
+    if value in (None, ""):
+        return None
+    return (value if isinstance(value, str) else json.dumps(value, default=str))[:limit]
+
+
+def without_nul(value: Any) -> Any:
+    """The payload with every NUL character (which PostgreSQL cannot store, in text or JSON)
+    replaced by U+FFFD, as a lone surrogate is."""
+    if isinstance(value, str):
+        return value.replace("\x00", "\ufffd")
+    if isinstance(value, dict):
+        return {without_nul(k): without_nul(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [without_nul(v) for v in value]
+    return value
 
 
 def deployment_hint(message: dict) -> str | None:
@@ -65,13 +97,13 @@ def deployment_hint(message: dict) -> str | None:
 def called_number(message: dict) -> str | None:
     number = (_obj(message.get("phoneNumber")).get("number")
               or _obj(call_of(message).get("phoneNumber")).get("number"))
-    return normalize_number(number) if isinstance(number, str) else None
+    return normalize_number(number)[:32] if isinstance(number, str) else None
 
 
 def customer_number(message: dict) -> str | None:
     number = (_obj(message.get("customer")).get("number")
               or _obj(call_of(message).get("customer")).get("number"))
-    return normalize_number(number) if isinstance(number, str) else None
+    return normalize_number(number)[:32] if isinstance(number, str) else None
 
 
 PHONE_PATTERN = r"^\+[1-9][0-9 ().-]{5,30}$"

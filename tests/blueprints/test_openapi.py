@@ -79,3 +79,37 @@ def test_docs_page_loads_its_scripts_from_this_server(client):
     for src in scripts:
         asset = client.get(src)
         assert asset.status_code == 200 and len(asset.data) > 1000
+
+
+def test_every_operation_has_its_own_operation_id(spec):
+    """Generated clients name their methods by it; none had one."""
+    ids = [op.get("operationId") for _, _, op in operations(spec)]
+    assert None not in ids and len(set(ids)) == len(ids)
+
+
+@pytest.mark.parametrize(("path", "method", "scopes"), [
+    ("/api/agent-workflows/executions/{execution_id}/resume", "post", ["workflows:write"]),
+    ("/api/billing/payment-methods", "get", ["billing:write"]),
+    ("/api/therapy-sessions", "get", ["sessions:read"]),
+])
+def test_an_operations_scopes_are_documented(spec, path, method, scopes):
+    """A client built from the document could not know which scope an operation needs."""
+    op = spec["paths"][path][method]
+    assert op["x-scopes"] == scopes
+    assert f"`{scopes[0]}`" in op["description"]
+    assert op["responses"]["401"]["headers"]["WWW-Authenticate"]
+    assert "Retry-After" in op["responses"]["429"]["headers"]
+
+
+def test_every_token_operation_states_its_scopes(spec):
+    public = {"/api/voice/webhook/health", "/api/voice/webhook",
+              "/api/voice/webhook/assistant-request"}
+    assert [(path, method) for path, method, op in operations(spec)
+            if "x-scopes" not in op and path not in public] == []
+
+
+def test_creating_posts_document_the_idempotency_key(spec):
+    for path in ("/api/therapy-sessions", "/api/organizations/provision",
+                 "/api/billing/payment-methods"):
+        names = [p["name"] for p in spec["paths"][path]["post"].get("parameters", [])]
+        assert "Idempotency-Key" in names, path

@@ -284,6 +284,39 @@ def test_a_screener_submitted_again_with_other_answers_is_refused(client, auth, 
     assert [(s["score"], s["severity"]) for s in state["screeners"]] == [(22, "severe")]
 
 
+def test_a_nul_in_a_crisis_report_is_stored_not_a_500(client, auth, deployment):
+    """On PostgreSQL (no NUL in text or JSON) the report answered 500 and no escalation was
+    left; the platform's retries failed the same way."""
+    call = Call("call-nul")
+    post(client, call.status("in-progress", 0))
+    answer = _tool_answer(client, call, 1, "t1", "report_crisis",
+                          {"risk_band": "high", "reason": "caller has a plan\u0000 tonight"})
+    assert "escalation_id" in answer["result"]
+    said = post(client, call.said("user", "I wrote a note\u0000 for them", 2))
+    assert said.status_code == 200
+    state = client.get("/api/voice/webhook/call/call-nul", headers=auth).json
+    assert state["risk_band"] == "high" and state["escalation_id"]
+
+
+def test_fields_longer_than_their_columns_are_kept_not_a_500(client, auth, deployment):
+    """A 129-character call id, a 500-character ended reason or function name, an 80-digit
+    caller number: 500 on PostgreSQL, and the message lost."""
+    long_id = "c" * 1000
+    call = Call(long_id, caller="+1" + "5" * 78)
+    assert post(client, call.status("in-progress", 0)).status_code == 200
+    answer = post(client, call.tools(1, ("t" * 400, "n" * 500, {}))).json["results"][0]
+    assert answer["error"]  # an unknown function, answered as one
+    assert post(client, call.status("ended", 2, endedReason="r" * 500)).status_code == 200
+    assert post(client, call.message("end-of-call-report", 3,
+                                     endedReason="q" * 1000)).status_code == 200
+    state = client.get(f"/api/voice/webhook/call/{long_id}", headers=auth).json
+    assert state["status"] == "ended" and len(state["ended_reason"]) == 200
+    other = Call("c" * 999 + "d")  # the same start: another call all the same
+    post(client, other.status("in-progress", 0))
+    assert client.get(f"/api/voice/webhook/call/{other.call_id}",
+                      headers=auth).json["status"] == "in-progress"
+
+
 def test_two_different_messages_in_one_millisecond_are_both_applied(client, auth, deployment):
     # Same call, type and millisecond was a duplicate whatever it said: the crisis report after
     # a details call got the details' stored answer and never ran; "in-progress" after
