@@ -159,12 +159,16 @@ class Deployment(MethodView):
 
     @require("voice:write")
     @blp.arguments(DeploymentUpdateSchema)
-    @blp.response(200, DeploymentSchema)
+    @blp.response(200, DeploymentWithSecretSchema)
     def patch(self, body, deployment_id):
-        """Change an intake line's name, number, webhook or screeners"""
+        """Change an intake line's name, number, webhook or screeners (a new `webhook_url`
+        is signed with its endpoint's secret, shown in full in this answer)"""
         deployment = deployments.get_deployment(current_org_id(), deployment_id)
+        signed_by = deployment.endpoint_id
         deployment = deployments.update_deployment(deployment, body)
         audit_access("update", "voice_deployment", deployment.id)
+        if deployment.endpoint_id not in (None, signed_by):
+            return _with_secret(deployment)
         return deployment
 
     @require("voice:write")

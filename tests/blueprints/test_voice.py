@@ -904,3 +904,21 @@ def test_patch_changes_the_line_and_its_webhook(client, auth, deployment, receiv
     drain(run_worker)
     assert receiver.requests == []  # no webhook_url: nothing sent
     assert client.patch(path, headers=auth, json={"screeners": ["bdi"]}).status_code == 422
+
+
+def test_a_new_webhook_url_comes_with_the_secret_that_signs_it(client, auth, deployment,
+                                                              run_worker):
+    """The PATCH answer showed no secret, and the new URL's events were signed with one the
+    clinic had never been shown: a verifying receiver refused every one."""
+    path = f"/api/voice/deployments/{deployment['id']}"
+    with WebhookReceiver() as moved:
+        changed = client.patch(path, headers=auth, json={"webhook_url": moved.url})
+        assert changed.status_code == 200, changed.json
+        moved.secrets = [changed.json["signing_secret"]]
+        post(client, Call("call-moved").status("in-progress", 0))
+        drain(run_worker)
+        assert moved.requests and all(r.service_signature_ok and r.standard_signature_ok
+                                      for r in moved.requests)
+    # Nothing about the webhook changed: no secret in the answer.
+    renamed = client.patch(path, headers=auth, json={"name": "Renamed"})
+    assert "signing_secret" not in renamed.json
