@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import json
 import logging
+import math
+import time
 import zlib
 from collections.abc import Callable
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from importlib import import_module
 from typing import Any
 
@@ -189,8 +191,11 @@ def _push_job(record: JobRecord, connection: Redis | None = None, delay_s: float
     description = f"{record.func}({', '.join(map(str, record.args))})"
     if delay_s > 0:
         queue = Queue(name, connection=connection)
+        # RQ's scheduler keeps whole seconds, cut down: the next whole second after the delay,
+        # so that a job never runs before it (a receiver's Retry-After is a floor).
+        at = datetime.fromtimestamp(math.ceil(time.time() + delay_s), UTC)
         with connection.pipeline() as pipe:
-            queue.enqueue_in(timedelta(seconds=delay_s), resolve(record.func), pipeline=pipe,
+            queue.enqueue_at(at, resolve(record.func), pipeline=pipe,
                              args=tuple(record.args), job_id=record.id,
                              job_timeout=JOB_TIMEOUT_S, result_ttl=RESULT_TTL_S,
                              failure_ttl=FAILURE_TTL_S, description=description,

@@ -257,7 +257,9 @@ def _wait_before_retry(job: Job, seconds: float) -> None:
     about to use (``Job.get_retry_interval``) raised to it."""
     intervals = list(job.retry_intervals or [0])
     index = max(len(intervals) - job.retries_left, 0)
-    intervals[index] = max(intervals[index], math.ceil(min(seconds, MAX_RETRY_AFTER_S)))
+    # +1: RQ schedules in whole seconds, cut down, so the interval alone may run up to a
+    # second early.
+    intervals[index] = max(intervals[index], math.ceil(min(seconds, MAX_RETRY_AFTER_S)) + 1)
     job.retry_intervals = intervals
 
 

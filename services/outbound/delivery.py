@@ -93,9 +93,22 @@ def emit(endpoint: WebhookEndpoint | None, event: str, fields: dict, *, ordering
 
 def redeliver(delivery: WebhookDelivery) -> WebhookDelivery:
     """Send an event again as a new delivery (its own attempts); re-enables the endpoint,
-    since asking for a redelivery says the receiver is back."""
+    since asking for a redelivery says the receiver is back.
+
+    A delivery still being tried is not doubled: a new one waited behind it (its calls'
+    order) until its next retry, hours away late in the schedule, and then the event went out
+    twice, the second after the call's later events. Its waiting retry is made now instead."""
     with db.atomic():
         endpoints.enable(delivery.endpoint)
+        current = WebhookDelivery.get_by_id(delivery.id)
+        if current.status == "pending":
+            now = utcnow()
+            waiting = current.next_attempt_at is not None and current.next_attempt_at > now
+            if waiting:  # not an attempt under way, which ends by itself
+                (WebhookDelivery.update(next_attempt_at=now)
+                 .where(WebhookDelivery.id == current.id).execute())
+                _queue_attempt(current, current.attempts + 1, "redeliver")
+            return WebhookDelivery.get_by_id(current.id)
         again = WebhookDelivery.create(event=delivery.event_id, endpoint=delivery.endpoint_id,
                                        ordering_key=delivery.ordering_key)
         _queue_attempt(again, 1, "redeliver")

@@ -239,3 +239,22 @@ def test_row_is_committed_before_the_push(app, org, monkeypatch, in_transaction)
     other.close()
     assert seen == [("queued",)]
     assert _in_redis(app, jid)
+
+
+@pytest.mark.parametrize("delay_s", [0.2, 1.5, 5.9])
+def test_a_delayed_job_is_never_due_before_its_delay(app, org, delay_s):
+    """RQ keeps a scheduled job's time in whole seconds, cut down: a retry 5.9 s out was due
+    after 5 (a receiver's `Retry-After` undercut by up to a second)."""
+    import time
+
+    from rq.registry import ScheduledJobRegistry
+
+    from jobs.queue import queue_name
+
+    jid = job_id("meter-later", org.id, delay_s)
+    with app.app_context():
+        asked_at = time.time()
+        enqueue(meter_one, org.id, "later", id=jid, delay_s=delay_s)
+        registry = ScheduledJobRegistry(queue_name("default"), connection=app.extensions["redis"])
+        due = registry.connection.zscore(registry.key, jid)
+    assert asked_at + delay_s <= due <= asked_at + delay_s + 1.5

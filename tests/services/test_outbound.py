@@ -225,6 +225,30 @@ def test_redeliver_sends_the_same_event_again(fast_app, endpoint, receiver):
     assert receiver.requests[0].body == receiver.requests[1].body
 
 
+def test_redelivering_a_delivery_still_tried_makes_its_retry_now(make_app, org, receiver):
+    """It made a second delivery that waited behind the first until the first's next retry
+    (5 min out here, hours later in the schedule), then both went out: the event twice,
+    after the call's later events."""
+    app = make_app(ALLOW_PRIVATE_WEBHOOK_URLS=True, WEBHOOK_RETRY_DELAYS_S=[300, 300])
+    with app.app_context():
+        endpoint = endpoints.ensure_endpoint(org.id, receiver.url)
+    receiver.script(Reply(500))
+    first = _emit(app, endpoint, event="intake.started", key="call-r")
+    with app.app_context():
+        _drain(app)
+        pending = WebhookDelivery.get()
+        assert pending.status == "pending" and pending.next_attempt_at > utcnow()
+        _emit(app, endpoint, event="intake.completed", key="call-r")
+        answered = redeliver(pending)
+        _drain(app)
+    assert answered.id == pending.id
+    assert [json.loads(r.body)["event"] for r in receiver.requests] == [
+        "intake.started", "intake.started", "intake.completed"]
+    assert [r.headers["webhook-id"] for r in receiver.requests][:2] == [first.id, first.id]
+    assert WebhookDelivery.select().count() == 2
+    assert {d.status for d in WebhookDelivery.select()} == {"succeeded"}
+
+
 @pytest.mark.parametrize("address", ["127.0.0.1", "10.1.2.3", "192.168.0.1", "169.254.169.254",
                                      "::1", "::ffff:127.0.0.1", "fd00:ec2::254", "100.64.0.1",
                                      "0.0.0.0",
