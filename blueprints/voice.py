@@ -209,8 +209,10 @@ class Redeliver(MethodView):
     @require("voice:write")
     @blp.response(202, DeliverySchema)
     def post(self, deployment_id, delivery_id):
-        """Send a delivery's event again (a new delivery, or a pending one's retry now;
-        re-enables a disabled webhook)"""
+        """Send a delivery's event again (re-enables a disabled webhook)
+
+        A delivery that failed or succeeded: a new delivery of the same event. One still
+        pending: its waiting retry, made now."""
         deployment = deployments.get_deployment(current_org_id(), deployment_id)
         found = WebhookDelivery.get_or_none((WebhookDelivery.id == delivery_id)
                                             & (WebhookDelivery.endpoint
