@@ -95,7 +95,8 @@ class Workflow(MethodView):
 class WorkflowExecutions(MethodView):
     @require("workflows:write")
     @idempotent
-    @blp.arguments(ExecutionCreateSchema)
+    # Optional: a workflow may need no input (no body is `{"input": {}}`).
+    @blp.arguments(ExecutionCreateSchema, required=False)
     @blp.response(202, ExecutionSchema)
     def post(self, data, workflow_id):
         """Start an execution; its first step is queued"""

@@ -108,6 +108,12 @@ def test_every_token_operation_states_its_scopes(spec):
             if "x-scopes" not in op and path not in public] == []
 
 
+def test_an_executions_body_is_documented_as_optional(spec):
+    """It was documented as required, and no body started an execution with `input: {}`."""
+    operation = spec["paths"]["/api/agent-workflows/{workflow_id}/executions"]["post"]
+    assert operation["requestBody"]["required"] is False
+
+
 def test_creating_posts_document_the_idempotency_key(spec):
     for path in ("/api/therapy-sessions", "/api/organizations/provision",
                  "/api/billing/payment-methods"):
