@@ -22,7 +22,7 @@ from schemas.workflows import (
 from services.workflows import engine
 from services.workflows.fhir import sync_status
 from services.workflows.stats import queue_stats
-from web.api import page_items
+from web.api import ListPage, page_items
 from web.auth import audit_access, current_identity, current_org_id, require
 from web.blueprint import Blueprint
 from web.idempotency import idempotent
@@ -121,6 +121,7 @@ class Execution(MethodView):
 class Approvals(MethodView):
     @require("workflows:read")
     @blp.response(200, ApprovalSchema(many=True))
+    @blp.paginate(ListPage)
     def get(self, execution_id):
         """List the execution's pending approvals"""
         execution = engine.get_execution(current_org_id(), execution_id)

@@ -127,11 +127,12 @@ def trace_of(execution: WorkflowExecution) -> list[TraceEntry]:
                 .order_by(TraceEntry.seq))
 
 
-def pending_approvals(execution: WorkflowExecution) -> list[WorkflowApproval]:
-    return list(WorkflowApproval.select()
-                .where((WorkflowApproval.execution == execution.id)
-                       & (WorkflowApproval.status == "pending"))
-                .order_by(WorkflowApproval.requested_at))
+def pending_approvals(execution: WorkflowExecution):
+    """The execution's pending approvals, oldest first (a query: the API pages it)."""
+    return (WorkflowApproval.select()
+            .where((WorkflowApproval.execution == execution.id)
+                   & (WorkflowApproval.status == "pending"))
+            .order_by(WorkflowApproval.requested_at, WorkflowApproval.id))
 
 
 def _locked(execution_id: str) -> WorkflowExecution | None:
@@ -382,7 +383,7 @@ def resume(organization_id: str, execution_id: str) -> WorkflowExecution:
             raise NotFound("Execution not found.")
         if execution.status != "paused":
             raise Conflict(f"The execution is {execution.status}, not paused.")
-        if pending_approvals(execution):
+        if pending_approvals(execution).exists():
             raise Conflict("An approval of this execution is still pending.")
         switched = (WorkflowExecution.update(status="running", updated_at=utcnow())
                     .where((WorkflowExecution.id == execution.id)

@@ -310,6 +310,16 @@ def test_post_visit_workflow_pauses_for_approval_then_syncs_to_the_ehr(api, drai
     assert len(sync["resources"]) == len(bundle["entry"])
 
 
+def test_pending_approvals_are_a_paginated_list(api, drain):
+    """SPEC §2: lists page with `X-Pagination`; this one ignored `page_size` and sent none."""
+    workflow = create(api, {"start": "ok", "nodes": [node("ok", "approval")]})
+    started = start(api, workflow)
+    drain()
+    listed = api("GET", f"/executions/{started['id']}/approvals?page_size=1")
+    assert listed.status_code == 200 and len(listed.json) == 1
+    assert json.loads(listed.headers["X-Pagination"])["total"] == 1
+
+
 def test_approver_cannot_be_named_in_the_body(api, drain):
     workflow = create(api, {"start": "ok", "nodes": [node("ok", "approval")]})
     started = start(api, workflow)
