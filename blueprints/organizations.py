@@ -41,7 +41,9 @@ class Provision(MethodView):
     @require("platform", org=False)
     @idempotent
     @blp.arguments(ProvisionRequestSchema)
-    @blp.response(202, ProvisionAcceptedSchema)
+    @blp.response(202, ProvisionAcceptedSchema, headers={"Location": {
+        "description": "The job's status resource (`status_url`).",
+        "schema": {"type": "string"}}})
     def post(self, data):
         """Provision an organization (platform token): a job of sixteen recorded steps"""
         job = provisioning.request_provisioning(data)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import fields, validate
 
+from models.organizations import ORG_STATUSES, PROVISIONING_STATUSES, STEP_STATUSES
 from schemas.common import NonBlank, StrictSchema, UTCDateTime, WholeMatch, nested_errors
 from schemas.voice import phone_field
 from services.organizations.quotas import DEFAULT_PLAN, PLANS
@@ -42,15 +43,14 @@ class ProvisionRequestSchema(StrictSchema):
 
 class ProvisionAcceptedSchema(ma.Schema):
     job_id = fields.String()
-    status = fields.String()
+    status = fields.String(validate=validate.OneOf(["queued"]))
     status_url = fields.String()
 
 
 class ProvisionStepSchema(ma.Schema):
     index = fields.Integer()
     name = fields.String()
-    status = fields.String(metadata={"description": "pending, running, done, skipped, failed "
-                                                    "or compensated"})
+    status = fields.String(validate=validate.OneOf(STEP_STATUSES))
     started_at = UTCDateTime(allow_none=True)
     finished_at = UTCDateTime(allow_none=True)
     attempts = fields.Integer()
@@ -68,7 +68,7 @@ class ProvisionResultSchema(ma.Schema):
 
 class ProvisionStatusSchema(ma.Schema):
     job_id = fields.String()
-    status = fields.String()
+    status = fields.String(validate=validate.OneOf(PROVISIONING_STATUSES))
     current_step = fields.String(allow_none=True)
     steps_total = fields.Integer()
     steps = fields.List(fields.Nested(ProvisionStepSchema))
@@ -91,7 +91,7 @@ class OrganizationSchema(ma.Schema):
     id = fields.String()
     name = fields.String()
     slug = fields.String()
-    status = fields.String()
+    status = fields.String(validate=validate.OneOf(ORG_STATUSES))
     plan = fields.String()
     timezone = fields.String()
     created_at = UTCDateTime()

@@ -29,6 +29,7 @@ class WorkflowCreateSchema(StrictSchema):
         "description": '{"start": node_id, "nodes": [{"id", "type", "config", "next"}]}'})
     fhir_base_url = fields.Url(schemes={"http", "https"}, require_tld=False, allow_none=True,
                                validate=validate.Length(max=MAX_URL_CHARS), metadata={
+                                   "format": "uri",  # apispec writes "url", no OpenAPI format
                                    "description": "Overrides the organization's FHIR base URL."})
 
     @ma.validates_schema

@@ -49,8 +49,13 @@ def require(*scopes: str, org: bool = True) -> Callable:
                 abort(403, message=f"The token lacks the scope(s): {', '.join(missing)}.")
             return view(*args, **kwargs)
 
-        needs = (f"Scope: {', '.join(f'`{s}`' for s in scopes)} (`admin` holds every scope of "
-                 "its organization)." if scopes else "Any valid token.")
+        if scopes == ("platform",):
+            needs = "The platform (operator) token."
+        elif scopes:
+            needs = (f"Scope: {', '.join(f'`{s}`' for s in scopes)} (`admin` holds every "
+                     "scope of its organization).")
+        else:
+            needs = "Any valid token."
         if org:
             needs += " An organization's token: the platform token gets 403."
         document(wrapper, description=needs, responses=AUTHENTICATED_ANSWERS,
