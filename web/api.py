@@ -56,8 +56,22 @@ def _validation_summary(errors) -> str:
 
 
 class ErrorSchema(BaseErrorSchema):
-    """flask-smorest's error shape; some errors add a field that says more (e.g.
-    `analysis_status` on a missing analysis, `success: false` from the analysis)."""
+    """flask-smorest's error shape; some errors add a field that says more, documented here
+    (the document's only use of this schema: the payload is sent as built)."""
+
+    success = ma.fields.Boolean(metadata={
+        "description": "`false` on an analysis that failed (502/504)."})
+    riskAssessment = ma.fields.Dict(metadata={
+        "description": "The safety floor's reading of a transcript whose analysis failed "
+                       "(502/504, or a live session's failed analysis): level and factors."})
+    analysis_status = ma.fields.String(metadata={
+        "description": "On a 404 for a session's analysis: where it stands "
+                       "(queued, running, retrying, failed, skipped…)."})
+    processor_code = ma.fields.String(allow_none=True, metadata={
+        "description": "The card processor's own error code (422/502 from billing)."})
+    quota = ma.fields.String(metadata={"description": "On a 429 for a spent quota: which."})
+    limit = ma.fields.Integer(metadata={"description": "That quota's limit this period."})
+    used = ma.fields.Integer(metadata={"description": "What was used of it this period."})
 
     class Meta:
         unknown = ma.INCLUDE
