@@ -3042,3 +3042,25 @@ def test_an_act_to_come_is_not_reported_as_a_past_attempt(text, kinds):
 ])
 def test_an_act_done_is_still_a_past_attempt(text):
     assert "past_attempt" in {s.kind for s in detect_crisis(f"Patient: {text}").signals}
+
+
+@pytest.mark.parametrize("text", [
+    # "Gone" of a thing read as the patient's death, and with a time as a plan (imminent).
+    "It helps in the morning, but by 2 pm it's gone.",
+    "I stopped the lamotrigine in September when I got that rash, like you told me to. "
+    "The rash is gone.",
+    "The pain will be gone soon, the nurse said.",
+    "The cravings are finally gone.",
+])
+def test_a_thing_gone_is_no_death(text):
+    assert detect_crisis(f"Patient: {text}").level is None
+
+
+@pytest.mark.parametrize("text", [
+    "I'll be gone by Friday.",
+    "When I'm gone they can have the house.",
+    # Others gone make "go too" a wish to join them.
+    "My wife's gone, my dog's gone, and I'd just as soon go too and be with them.",
+])
+def test_the_patient_or_someone_dear_gone_still_counts(text):
+    assert detect_crisis(f"Patient: {text}").level in ("high", "imminent")

@@ -553,6 +553,36 @@ def _patient_cares(words: list[str], offset: int, mention: Mention) -> bool:
         words[at] in _CARING and at > 0 and words[at - 1] in _CARER_BEFORE
 
 
+# Between a subject and "gone": "it will soon be gone", "I'm just gone".
+_BEFORE_GONE = frozenset({"will", "would", "shall", "could", "should", "might", "may", "must",
+                          "be", "is", "am", "are", "was", "were", "been", "being", "just", "soon",
+                          "already", "finally", "all", "totally", "completely", "really",
+                          "probably", "maybe", "also", "not", "never", "simply"})
+# Things whose being gone is no one's death: a symptom, a craving, a medicine's effect. A person
+# or a pet gone stays ("my wife's gone, my dog's gone, and I'd just as soon go too").
+_THINGS_GONE = frozenset({
+    "it", "that", "this", "which", "rash", "pain", "ache", "aches", "headache", "headaches",
+    "itch", "itching", "swelling", "fever", "cough", "nausea", "dizziness", "tremor", "craving",
+    "cravings", "urge", "urges", "effect", "effects", "symptom", "symptoms", "anxiety", "panic",
+    "stress", "tension", "motivation", "appetite", "energy", "money", "savings", "paycheck",
+    "job", "snow", "ice", "bruise", "bruising", "cold", "flu", "infection", "soreness", "buzz",
+    "high", "hangover", "withdrawal", "worry", "fog"})
+
+
+def _a_thing_gone(words: list[str], offset: int, mention: Mention) -> bool:
+    """"Gone" said of a thing ("by 2 pm it's gone", "the rash is gone", "the pain will be gone
+    soon") is no death (it read as one, and with a time as a plan)."""
+    if mention.concept not in ("death_weak", "self_kill_weak"):
+        return False
+    span = words[mention.start - offset:mention.end - offset]
+    if "gone" not in span:
+        return False
+    at = mention.start - offset + span.index("gone") - 1
+    while at >= 0 and words[at] in _BEFORE_GONE:
+        at -= 1
+    return at >= 0 and words[at] in _THINGS_GONE
+
+
 _CONDITIONAL = frozenset({"would", "could", "might"})
 
 
@@ -658,7 +688,8 @@ def read_turn(text: str) -> list[Sentence]:
                     and not (m.concept in ("preparation_everyday", "preparation")
                              and (m.start, m.end) in conditional)
                     and not _sees_no_time(words, offset, m, matched)
-                    and not _patient_cares(words, offset, m)]
+                    and not _patient_cares(words, offset, m)
+                    and not _a_thing_gone(words, offset, m)]
         if _habitual(words):
             mentions = [m for m in mentions if m.concept != "time"]
         mentions += _past_years(words, offset, index)
