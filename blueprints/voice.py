@@ -3,7 +3,7 @@ summaries, and the clinic's deployments with their webhook deliveries."""
 
 from __future__ import annotations
 
-from flask import current_app, request
+from flask import current_app, g, request
 from flask.views import MethodView
 from flask_smorest import abort
 
@@ -68,7 +68,7 @@ def _verified_payload():
 def _handle():
     raw, payload = _verified_payload()
     try:
-        return calls.handle(payload, raw, _base_url)
+        return calls.handle(payload, raw, _base_url, (request.remote_addr, g.get("request_id")))
     except MalformedMessage as exc:
         abort(400, message=f"Not a server message: {exc}.")
 

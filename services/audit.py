@@ -34,6 +34,17 @@ def record_list(entry: AuditEntry, resource_ids: Sequence[str]) -> None:
     insert_list(entry, resource_ids)
 
 
+VOICE_PLATFORM = "voice-platform"
+
+
+def by_peer(peer: str, organization_id: str | None, ip: str | None,
+            request_id: str | None) -> AuditContext:
+    """The context of a write a peer makes through its signed webhook (no token): the actor
+    is the peer (`VOICE_PLATFORM`)."""
+    return AuditContext(actor=peer, organization_id=organization_id, ip=ip,
+                        request_id=request_id)
+
+
 def by_worker(organization_id: str) -> AuditContext:
     """The context of a write a worker makes on its own (no request, no token): the actor is
     "system" and the job is named where the request id would be."""

@@ -17,6 +17,7 @@ from peewee import IntegrityError
 
 from models.base import db, new_id, utcnow
 from models.voice import VoiceCall, VoiceEvent, VoiceToolCall
+from services import audit
 from services.errors import NotFound
 from services.usage import record_usage
 from services.voice import assistant, events, functions, lines, messages, risk, summary
@@ -27,69 +28,88 @@ logger = logging.getLogger(__name__)
 STATUS_RANK = {"scheduled": 0, "queued": 1, "ringing": 2, "in-progress": 3, "forwarding": 4,
                "ended": 5}
 MAX_RESULT_CHARS = 4000
+Origin = tuple[str | None, str | None]  # the webhook request's client address and request id
+NO_ORIGIN: Origin = (None, None)
 ENDED_REASON_CHARS = 200  # VoiceCall.ended_reason
 FUNCTION_NAME_CHARS = 100  # VoiceToolCall.name
 
 
-def handle(payload: Any, raw: bytes, public_base_url: Callable[[], str]) -> dict:
+def handle(payload: Any, raw: bytes, public_base_url: Callable[[], str],
+           origin: Origin = NO_ORIGIN) -> dict:
     """Apply one verified server message; returns the body the platform expects.
     `public_base_url` is asked only by the messages that link back here (not by transcript
-    lines, most of a call's messages)."""
+    lines, most of a call's messages). `origin` (address, request id) goes in the audit rows
+    of what the message writes."""
     message = messages.message_of(payload)
     kind = messages.message_type(message)
     if kind == "transcript" and not messages.is_final_transcript(message):
         return {}  # partials are superseded by the final line; they are not the transcript
     if kind == "transcript":
-        return _transcript(message, raw)
+        return _transcript(message, raw, origin)
     base_url = public_base_url()
     if kind == "assistant-request":
         return assistant.respond(message, base_url)
     event = _event_fields(message, kind, raw)
     with db.atomic():
-        call = _call_for(message)
+        call, created = _call_for(message)
+        summary_before = call.summary_id if call else None
         platform_id = messages.call_id(message) or "-"
         fresh = _record(event, call)
+        answer: dict = {}
         if kind == "tool-calls":
-            return {"results": [_tool_call(call, platform_id, tc_id, name, args)
-                                for tc_id, name, args in messages.tool_calls(message)]}
-        if kind == "function-call":
+            answer = {"results": [_tool_call(call, platform_id, tc_id, name, args)
+                                  for tc_id, name, args in messages.tool_calls(message)]}
+        elif kind == "function-call":
             name, args = messages.function_call(message)
             stamp = messages.timestamp_ms(message)
             key = f"fn-{stamp}-{messages.function_call_digest(message)}" if stamp else None
-            answer = _tool_call(call, platform_id, key, name, args)
-            return {"result": answer.get("result", answer.get("error"))}
-        if not fresh or call is None:
-            return {}
-        apply = _APPLY.get(kind)
-        if apply is not None:
+            result = _tool_call(call, platform_id, key, name, args)
+            answer = {"result": result.get("result", result.get("error"))}
+        elif fresh and call is not None and (apply := _APPLY.get(kind)) is not None:
             apply(call, message, base_url)
-    return {}
+        if call is not None and (fresh or created):
+            _audit(call, origin, created, summary_before)
+    return answer
 
 
-def _call_for(message: dict) -> VoiceCall | None:
+def _audit(call: VoiceCall, origin: Origin, created: bool, summary_before: str | None) -> None:
+    """The call's write by the platform, in the transaction that made it (SPEC §3: every write
+    of patient data): the call created or updated, and the intake summary it got."""
+    context = audit.by_peer(audit.VOICE_PLATFORM, call.organization_id, *origin)
+    audit.record(context, "create" if created else "update", "voice_call", [call.id])
+    if summary_before is None and call.status == "ended":
+        # The summary is made on the call's row as read again by `summary.finalize`.
+        summary_id = (VoiceCall.select(VoiceCall.summary_id)
+                      .where(VoiceCall.id == call.id).scalar())
+        if summary_id is not None:
+            audit.record(context, "create", "intake_summary", [summary_id])
+
+
+def _call_for(message: dict) -> tuple[VoiceCall | None, bool]:
+    """The message's call, and whether this message created it."""
     platform_id = messages.call_id(message)
     if platform_id is None:
-        return None
+        return None, False
     call = VoiceCall.get_or_none(VoiceCall.call_id == platform_id)
     if call is not None:
-        return call
+        return call, False
     deployment = find_for_message(messages.deployment_hint(message),
                                   messages.called_number(message))
     if deployment is None:
-        return None
+        return None, False
     try:
         with db.atomic():
             call = VoiceCall.create(call_id=platform_id, organization=deployment.organization_id,
                                     deployment=deployment,
                                     patient_phone=messages.customer_number(message))
     except IntegrityError:  # the same call's first messages raced; the other one created it
-        return VoiceCall.get(VoiceCall.call_id == platform_id)
+        return VoiceCall.get(VoiceCall.call_id == platform_id), False
     record_usage(deployment.organization_id, "voice_calls", details={"call": call.id})
     events.emit_for_call(call, "intake.started",
                          {"call_id": platform_id, "deployment_id": deployment.id,
                           "patient_phone": call.patient_phone}, "started")
     logger.info("voice call %s started on deployment %s", call.id, deployment.id)
-    return call
+    return call, True
 
 
 def _event_fields(message: dict, kind: str, raw: bytes) -> dict:
@@ -176,7 +196,7 @@ def _transcript_line(message: dict) -> tuple[str, str, Any, str | None] | None:
             band)
 
 
-def _transcript(message: dict, raw: bytes) -> dict:
+def _transcript(message: dict, raw: bytes, origin: Origin) -> dict:
     """Store a final line. The common case, an ordinary line of a call already known, is
     stored without the transaction below; a first message (which creates the call) and a line
     with crisis language (which escalates with it) take the full path."""
@@ -184,34 +204,40 @@ def _transcript(message: dict, raw: bytes) -> dict:
     line = _transcript_line(message)
     platform_id = messages.call_id(message)
     if line is not None and line[3] is None and platform_id is not None:
-        outcome = lines.append_to_platform_call(platform_id, key, *line[:3])
+        outcome = lines.append_to_platform_call(
+            platform_id, key, *line[:3],
+            audited=audit.by_peer(audit.VOICE_PLATFORM, None, *origin))
         if outcome in (lines.Outcome.STORED, lines.Outcome.DUPLICATE):
             return {}
         # NO_CALL: the call is created below. FULL: the message is kept as an event below.
     event = _event_fields(message, "transcript", raw)
     with db.atomic():
-        call = _call_for(message)
+        call, created = _call_for(message)
         if call is None or line is None:
-            _record(event, call)
+            fresh = _record(event, call)
         else:
-            add_transcript_line(call, *line, dedup_key=key, event=event,
-                                covered_by=lines.report_line_key(call.call_id, *line[:2]))
+            fresh = add_transcript_line(call, *line, dedup_key=key, event=event,
+                                        covered_by=lines.report_line_key(call.call_id,
+                                                                         *line[:2]))
+        if call is not None and (fresh or created):
+            _audit(call, origin, created, call.summary_id)
     return {}
 
 
 def add_transcript_line(call: VoiceCall, role: str, text: str, at: Any, band: str | None,
                         dedup_key: str | None = None, event: dict | None = None,
-                        covered_by: str | None = None) -> None:
+                        covered_by: str | None = None) -> bool:
     """Store one final line (once per dedup key, and not when the report's copy of it is
     there: `covered_by`), escalating when the caller's words carry crisis language. A line
     past the call's transcript limit is not in the transcript, but its message is stored as
     an event and its crisis language escalates all the same: a full transcript must not
-    silence a caller."""
+    silence a caller. Whether anything was stored."""
     outcome = lines.append(call.id, dedup_key or new_id("line"), role, text, at, covered_by)
     if outcome is lines.Outcome.FULL and event is not None:
         _record(event, call)
     if outcome in (lines.Outcome.STORED, lines.Outcome.FULL) and band is not None:
         risk.escalate(call, band, "transcript", "crisis language in the caller's words")
+    return outcome in (lines.Outcome.STORED, lines.Outcome.FULL)
 
 
 def _end_of_call_report(call: VoiceCall, message: dict, base_url: str) -> None:

@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from dataclasses import replace
 from datetime import datetime
 from enum import Enum
 
-from models.base import db, is_postgres, prepared
+from models.audit import AuditEvent
+from models.base import db, is_postgres, new_id, prepared, utcnow
 from models.voice import VoiceCall, VoiceTranscriptEntry
+from services import audit
+from services.audit import AuditContext
 from services.limits import MAX_TRANSCRIPT_CHARS
 
 logger = logging.getLogger(__name__)
@@ -33,12 +37,14 @@ class Outcome(Enum):
 # of these statements can deadlock between the lock and the update. A repeat of this statement
 # (the pool retries a statement whose connection dropped) changes nothing: the dedup key
 # conflicts, and only an inserted line is counted. Parameters (`_params`): platform call id,
-# dedup key, role, text, time, then the text's length and the limit where each is used. Prepared
+# dedup key, role, text, time, then the text's length and the limit where each is used, and the
+# audit row's id, time, actor, address and request id (the line's write, SPEC §3). Prepared
 # once per connection (`models.base.prepared`): planning it costs the server about as much as
 # running it.
 _APPEND_SQL = """
 WITH call AS (
-    SELECT id, transcript_chars FROM voice_call WHERE call_id = %s::text FOR UPDATE
+    SELECT id, organization_id, transcript_chars FROM voice_call
+    WHERE call_id = %s::text FOR UPDATE
 ), line AS (
     INSERT INTO voice_transcript_entry (call_id, dedup_key, role, text, at)
     SELECT id, %s::text, %s::text, %s::text, %s::timestamp FROM call
@@ -51,17 +57,25 @@ WITH call AS (
                           transcript_chars = transcript_chars + %s::integer
     FROM line WHERE voice_call.id = line.call_id
     RETURNING voice_call.id
+), logged AS (
+    INSERT INTO audit_event (id, at, organization_id, actor, action, resource_type,
+                             resource_id, ip, request_id)
+    SELECT %s::text, %s::timestamp, call.organization_id, %s::text, 'update', 'voice_call',
+           counted.id, %s::text, %s::text
+    FROM counted JOIN call ON call.id = counted.id
 )
 SELECT call.id, (SELECT count(*) FROM counted), call.transcript_chars + %s::integer > %s::integer
 FROM call
 """
 
 
-def _params(platform_call_id: str, dedup_key: str, role: str, text: str, at: datetime) -> list:
+def _params(platform_call_id: str, dedup_key: str, role: str, text: str, at: datetime,
+            audited: AuditContext) -> list:
     length, limit = len(text), MAX_TRANSCRIPT_CHARS
     return [platform_call_id, dedup_key, role, text, VoiceTranscriptEntry.at.db_value(at),
-            length, limit, report_line_key(platform_call_id, role, text), length, length,
-            limit]
+            length, limit, report_line_key(platform_call_id, role, text), length,
+            new_id("aud"), AuditEvent.at.db_value(utcnow()), audited.actor, audited.ip,
+            audited.request_id, length, limit]
 
 
 def report_line_key(platform_call_id: str, role: str, text: str, occurrence: int = 0) -> str:
@@ -96,12 +110,13 @@ def append(call_pk: str, dedup_key: str, role: str, text: str, at: datetime,
 
 
 def append_to_platform_call(platform_call_id: str, dedup_key: str, role: str, text: str,
-                            at: datetime) -> Outcome:
-    """Store one line of the call the platform names, committed on return; NO_CALL (and
-    nothing done) when that call is not stored yet."""
+                            at: datetime, audited: AuditContext) -> Outcome:
+    """Store one line of the call the platform names, committed on return with its audit row
+    (`audited`, whose organization is the call's); NO_CALL (and nothing done) when that call
+    is not stored yet."""
     if is_postgres():
-        row = db.execute_sql(prepared(_APPEND_SQL),
-                             _params(platform_call_id, dedup_key, role, text, at)).fetchone()
+        row = db.execute_sql(prepared(_APPEND_SQL), _params(
+            platform_call_id, dedup_key, role, text, at, audited)).fetchone()
         if row is None:
             return Outcome.NO_CALL
         call_pk, stored, full = row
@@ -109,12 +124,17 @@ def append_to_platform_call(platform_call_id: str, dedup_key: str, role: str, te
             return Outcome.STORED
         return _full(call_pk) if full else Outcome.DUPLICATE
     with db.atomic():
-        call_pk = (VoiceCall.select(VoiceCall.id).where(VoiceCall.call_id == platform_call_id)
-                   .scalar())
-        if call_pk is None:
+        found = (VoiceCall.select(VoiceCall.id, VoiceCall.organization)
+                 .where(VoiceCall.call_id == platform_call_id).tuples().first())
+        if found is None:
             return Outcome.NO_CALL
-        return append(call_pk, dedup_key, role, text, at,
-                      covered_by=report_line_key(platform_call_id, role, text))
+        call_pk, organization_id = found
+        outcome = append(call_pk, dedup_key, role, text, at,
+                         covered_by=report_line_key(platform_call_id, role, text))
+        if outcome is Outcome.STORED:
+            audit.record(replace(audited, organization_id=organization_id), "update",
+                         "voice_call", [call_pk])
+        return outcome
 
 
 def _full(call_pk: str) -> Outcome:

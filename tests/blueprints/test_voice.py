@@ -13,6 +13,7 @@ from standardwebhooks import Webhook
 from models.base import db, utcnow
 from models.usage import UsageEvent
 from models.voice import VoiceCall, VoiceEvent
+from services.audit import VOICE_PLATFORM, by_peer
 from services.limits import MAX_TRANSCRIPT_CHARS
 from services.voice import lines
 from tests.conftest import bearer
@@ -486,10 +487,11 @@ def test_line_is_stored_on_a_connection_that_lost_its_prepared_statement(
     post(client, call.status("in-progress", 0))
     with db.connection_context():
         at = utcnow()
-        assert lines.append_to_platform_call("call-prep", "k1", "caller", "One.", at) \
+        by = by_peer(VOICE_PLATFORM, None, None, None)
+        assert lines.append_to_platform_call("call-prep", "k1", "caller", "One.", at, by) \
             is lines.Outcome.STORED
         db.execute_sql("DEALLOCATE ALL")  # as on a connection the pool has just replaced
-        assert lines.append_to_platform_call("call-prep", "k2", "caller", "Two.", at) \
+        assert lines.append_to_platform_call("call-prep", "k2", "caller", "Two.", at, by) \
             is lines.Outcome.STORED
     entries = client.get("/api/voice/webhook/call/call-prep/transcript", headers=auth).json[
         "entries"]
@@ -922,3 +924,28 @@ def test_a_new_webhook_url_comes_with_the_secret_that_signs_it(client, auth, dep
     # Nothing about the webhook changed: no secret in the answer.
     renamed = client.patch(path, headers=auth, json={"name": "Renamed"})
     assert "signing_secret" not in renamed.json
+
+
+def test_what_the_platform_writes_is_audited_with_its_transaction(client, auth, deployment):
+    """SPEC §3: every write of patient data is audited. The platform's writes (the call, its
+    transcript lines, screeners, the intake summary) left no row; reads of them did."""
+    from models.audit import AuditEvent
+
+    call = Call("call-audited")
+    post(client, call.status("in-progress", 0))
+    post(client, call.said("user", "I have been sleeping badly.", 1))
+    post(client, call.said("user", "Mostly since the move.", 2))
+    post(client, call.said("user", "Mostly since the move.", 2))  # the same message again
+    post(client, call.tools(3, ("t1", "submit_screener",
+                                {"screener": "phq2", "answers": [1, 1]})))
+    post(client, call.status("ended", 4))
+    stored = VoiceCall.get(VoiceCall.call_id == "call-audited")
+    rows = list(AuditEvent.select().where(AuditEvent.actor == VOICE_PLATFORM)
+                .order_by(AuditEvent.at, AuditEvent.id))
+    assert [(r.action, r.resource_type) for r in rows] == [
+        ("create", "voice_call"), ("update", "voice_call"), ("update", "voice_call"),
+        ("update", "voice_call"), ("update", "voice_call"), ("create", "intake_summary")]
+    assert {r.resource_id for r in rows if r.resource_type == "voice_call"} == {stored.id}
+    assert rows[-1].resource_id == stored.summary_id
+    assert {r.organization_id for r in rows} == {stored.organization_id}
+    assert all(r.request_id for r in rows)
