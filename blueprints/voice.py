@@ -25,6 +25,7 @@ from services.voice.messages import MalformedMessage
 from services.voice.verification import SignatureInvalid, verify
 from web import json_input
 from web.api import PUBLIC, ListPage
+from web.apidoc import SIGNED_ANSWERS
 from web.auth import audit_access, current_org_id, require
 from web.blueprint import Blueprint
 from web.idempotency import idempotent
@@ -75,7 +76,7 @@ def _handle():
 
 @blp.route("/webhook")
 class VoiceWebhook(MethodView):
-    @blp.doc(security=PUBLIC)
+    @blp.doc(security=PUBLIC, responses=SIGNED_ANSWERS)
     @blp.response(200)
     def post(self):
         """Receive a server message from the voice platform (HMAC-signed)"""
@@ -84,7 +85,7 @@ class VoiceWebhook(MethodView):
 
 @blp.route("/webhook/assistant-request")
 class AssistantRequest(MethodView):
-    @blp.doc(security=PUBLIC)
+    @blp.doc(security=PUBLIC, responses=SIGNED_ANSWERS)
     @blp.response(200)
     def post(self):
         """Answer the platform's assistant-request with the line's intake assistant"""

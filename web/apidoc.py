@@ -52,9 +52,20 @@ def document(view: Callable, description: str | None = None, **doc: Any) -> None
         view.__doc__ = f"{text}\n\n{description}" if text else f"\n\n{description}"
 
 
+SIGNED_ANSWERS = {
+    "400": _error("A body that is not JSON, or not a server message."),
+    "401": _error("The HMAC signature is missing, wrong, or its timestamp is over 5 minutes "
+                  "off."),
+    "503": _error("No VOICE_WEBHOOK_SECRET is configured."),
+}
+NOT_FOUND = _error("No such record for this organization (another organization's record "
+                   "answers the same).")
+
+
 class OperationIds(BasePlugin):
     """Every operation gets an `operationId` (generated clients name their methods by it):
-    the blueprint, the view and the method, e.g. `therapy_sessions_Sessions_post`."""
+    the blueprint, the view and the method, e.g. `therapy_sessions_Sessions_post`; and one
+    with an id in its path documents the 404 a missing (or another organization's) id gets."""
 
     def operation_helper(self, path: str | None = None, operations: dict | None = None,
                          **kwargs: Any) -> None:
@@ -64,3 +75,5 @@ class OperationIds(BasePlugin):
         for method, operation in operations.items():
             operation.setdefault("operationId",
                                  f"{rule.endpoint.replace('.', '_')}_{method.lower()}")
+            if rule.arguments:
+                operation.setdefault("responses", {}).setdefault("404", NOT_FOUND)

@@ -115,7 +115,10 @@ def rotate_secret(deployment: VoiceDeployment) -> VoiceDeployment:
     """A new signing secret for the deployment's webhook (the old one signs for 24 h more)."""
     if deployment.endpoint_id is None:
         raise Conflict("This deployment has no webhook_url, so nothing is signed.")
-    endpoints.rotate_secret(WebhookEndpoint.get_by_id(deployment.endpoint_id))
+    with db.atomic():
+        endpoints.rotate_secret(WebhookEndpoint.get_by_id(deployment.endpoint_id))
+        (VoiceDeployment.update(updated_at=utcnow())
+         .where(VoiceDeployment.id == deployment.id).execute())
     return VoiceDeployment.get_by_id(deployment.id)
 
 

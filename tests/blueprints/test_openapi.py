@@ -119,3 +119,12 @@ def test_creating_posts_document_the_idempotency_key(spec):
                  "/api/billing/payment-methods"):
         names = [p["name"] for p in spec["paths"][path]["post"].get("parameters", [])]
         assert "Idempotency-Key" in names, path
+
+
+def test_an_operation_on_a_record_documents_its_404(spec):
+    """Another organization's record is a 404 (SPEC §3); no operation documented one."""
+    missing = [(path, method) for path, method, op in operations(spec)
+               if "{" in path and "404" not in op["responses"]]
+    assert missing == []
+    webhook = spec["paths"]["/api/voice/webhook"]["post"]["responses"]
+    assert {"400", "401", "503"} <= set(webhook)

@@ -760,6 +760,7 @@ def test_secret_is_shown_on_create_and_rotate_only(client, auth, deployment, rec
     rotated = client.post(f"/api/voice/deployments/{deployment['id']}/rotate-secret",
                           headers=auth).json
     assert rotated["signing_secret"] != deployment["signing_secret"]
+    assert rotated["updated_at"] > deployment["updated_at"]  # it stayed the create's time
     post(client, Call("call-rot").status("in-progress", 0))
     drain(run_worker)
     got = receiver.requests[0]
