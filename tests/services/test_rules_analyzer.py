@@ -459,6 +459,16 @@ def test_soft_indicators_give_moderate_risk(text, factor):
     assert factor in risk["factors"]
 
 
+def test_a_review_cue_alone_is_summarised_as_moderate_not_low():
+    """The summary began "Low risk: no crisis language or other risk indicators were
+    identified." beside the level `moderate` the review cue set."""
+    risk = analyze_transcript("Patient: I've been giving some of my books away to friends.")[
+        "riskAssessment"]
+    assert risk["level"] == "moderate"
+    assert risk["summary"].startswith("Moderate risk: patient said goodbyes or gave things away")
+    assert "Low risk" not in risk["summary"] and "raised from" not in risk["summary"]
+
+
 def test_denied_hopelessness_is_low_risk():
     risk = analyze_transcript("Patient: I don't feel hopeless anymore.")["riskAssessment"]
     assert risk["level"] == "low"

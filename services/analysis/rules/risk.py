@@ -121,10 +121,15 @@ def risk_assessment(assessment: CrisisAssessment, soft_risks: list[str]) -> dict
         action = ("same-day crisis evaluation is needed" if level == IMMINENT
                   else "safety assessment and safety planning are needed")
         summary = f"{level.capitalize()} risk: the patient disclosed {kinds}; {action}."
-    elif soft_risks:
+    elif soft_risks or assessment.review:
+        # A review cue alone puts the floor at moderate: the summary says so itself (it began
+        # "Low risk: no … risk indicators", then "Risk level raised from low to moderate").
         level = "moderate"
-        summary = ("Moderate risk: " + "; ".join(factor.lower() for factor in soft_risks)
-                   + ", without explicit suicidal or homicidal statements.")
+        cues = [*soft_risks, *(signal.factor.removeprefix("Needs review: ").split(" ('")[0]
+                               for signal in assessment.review)]
+        summary = ("Moderate risk: " + "; ".join(cue[0].lower() + cue[1:] for cue in cues)
+                   + ", without explicit suicidal or homicidal statements; a clinician should "
+                   "follow up.")
     else:
         level = "low"
         summary = "Low risk: no crisis language or other risk indicators were identified."
