@@ -224,9 +224,22 @@ def _migration_lock() -> Iterator[None]:
             db.execute_sql("SELECT pg_advisory_xact_lock(%s)", (PG_MIGRATION_LOCK_KEY,))
             yield
     else:
-        # BEGIN IMMEDIATE takes SQLite's write lock up front.
-        with db.atomic("IMMEDIATE"):
-            yield
+        # SQLite changes a column by rebuilding its table (a copy, then DROP TABLE and a
+        # rename): with foreign keys enforced, the DROP deleted every row that refers to the
+        # table through ON DELETE CASCADE (a call's transcript, summary and screeners, an
+        # endpoint's deliveries). Off for the migration (the pragma is a no-op inside a
+        # transaction, so it is set before BEGIN), then every reference checked before COMMIT.
+        db.execute_sql("PRAGMA foreign_keys = OFF")
+        try:
+            # BEGIN IMMEDIATE takes SQLite's write lock up front.
+            with db.atomic("IMMEDIATE"):
+                yield
+                broken = db.execute_sql("PRAGMA foreign_key_check").fetchall()
+                if broken:
+                    raise RuntimeError(f"migration left {len(broken)} broken references "
+                                       f"(first: {broken[0]}); nothing was changed")
+        finally:
+            db.execute_sql("PRAGMA foreign_keys = ON")
 
 
 def migrate(seed: Callable[[], None] | None = None) -> list[int]:

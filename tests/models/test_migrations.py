@@ -123,8 +123,8 @@ def test_older_endpoints_keep_their_rotated_out_key_and_ended_calls_are_not_mete
     from datetime import timedelta
 
     from models.base import utcnow
-    from models.outbound import WebhookEndpoint
-    from models.voice import VoiceCall
+    from models.outbound import DeliveryAttempt, OutboundEvent, WebhookDelivery, WebhookEndpoint
+    from models.voice import IntakeSummary, VoiceCall, VoiceTranscriptEntry
     from services.outbound.endpoints import signing_secrets
 
     endpoint = WebhookEndpoint.create(organization=org.id, url="https://203.0.113.9/h",
@@ -132,6 +132,15 @@ def test_older_endpoints_keep_their_rotated_out_key_and_ended_calls_are_not_mete
     ended = VoiceCall.create(call_id="c-ended", organization=org.id, finalized=True,
                              duration_ms=60_000)
     live = VoiceCall.create(call_id="c-live", organization=org.id)
+    # Rows that refer to the rebuilt tables: SQLite's rebuild of a table (to drop or change a
+    # column) deleted them through ON DELETE CASCADE, an upgrade's silent data loss.
+    VoiceTranscriptEntry.create(call=ended.id, dedup_key="k1", role="caller", text="Hello.",
+                                at=utcnow())
+    IntakeSummary.create(call=ended.id, organization=org.id, content={})
+    event = OutboundEvent.create(id="evt_1", organization=org.id, event="intake.started",
+                                 body="{}")
+    delivery = WebhookDelivery.create(event=event.id, endpoint=endpoint.id, ordering_key="c")
+    DeliveryAttempt.create(delivery=delivery.id, number=1, status_code=500, duration_ms=3)
     db.execute_sql("ALTER TABLE voice_call DROP COLUMN minutes_metered")
     db.execute_sql("ALTER TABLE webhook_endpoint DROP COLUMN previous_secrets")
     db.execute_sql("ALTER TABLE webhook_endpoint ADD COLUMN previous_secret VARCHAR(100)")
@@ -149,6 +158,8 @@ def test_older_endpoints_keep_their_rotated_out_key_and_ended_calls_are_not_mete
     assert signing_secrets(WebhookEndpoint.get_by_id(endpoint.id)) == ["whsec_new", "whsec_old"]
     assert VoiceCall.get_by_id(ended.id).minutes_metered is True
     assert VoiceCall.get_by_id(live.id).minutes_metered is False
+    assert VoiceTranscriptEntry.select().count() == IntakeSummary.select().count() == 1
+    assert WebhookDelivery.select().count() == DeliveryAttempt.select().count() == 1
 
 
 def test_idempotency_keys_are_stored_as_hashes_and_older_ones_still_replay(app, client, auth):
