@@ -230,6 +230,9 @@ def _migration_lock() -> Iterator[None]:
         # endpoint's deliveries). Off for the migration (the pragma is a no-op inside a
         # transaction, so it is set before BEGIN), then every reference checked before COMMIT.
         db.execute_sql("PRAGMA foreign_keys = OFF")
+        if db.execute_sql("PRAGMA foreign_keys").fetchone()[0]:
+            raise RuntimeError("SQLite migrations cannot run inside a transaction (foreign keys "
+                               "stay enforced there, and a table rebuild would cascade)")
         try:
             # BEGIN IMMEDIATE takes SQLite's write lock up front.
             with db.atomic("IMMEDIATE"):
