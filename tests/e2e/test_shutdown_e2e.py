@@ -55,6 +55,8 @@ def test_sigterm_stops_web_and_worker_without_killing_any_process(tmp_path: Path
     # gunicorn's own lines ("Booting worker", "Handling signal") are JSON like the rest.
     whole = service.log_tail("web", chars=10**7)
     assert [line for line in whole.splitlines() if line.strip() and not _is_json(line)] == []
+    # The address is in the log (gunicorn's own line names none: each worker binds it).
+    assert f"Listening at: {service.base.split('//')[1]} " in whole
 
 
 def _is_json(line: str) -> bool:
