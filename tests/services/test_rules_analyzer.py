@@ -234,6 +234,11 @@ def test_out_of_range_scores_are_ignored(text):
         ("Therapist: PCL-5 of 41.", "PCL-5 score 41 (probable PTSD; cut-off 33)"),
         ("Therapist: AUDIT score 9.", "AUDIT score 9 (hazardous drinking)"),
         ("Note: C-SSRS negative.", "C-SSRS screen negative"),
+        # The score in the sentence after the instrument's name was lost.
+        ("Clinician: I have your PHQ-9 from the waiting room. You scored 14 today.",
+         "PHQ-9 score 14 (moderate depression)"),
+        ("Clinician: Let us start with the GAD-7 you completed. Your total today is 16.",
+         "GAD-7 score 16 (severe anxiety)"),
     ],
 )
 def test_screener_phrasings(text, finding):
@@ -247,6 +252,9 @@ def test_screener_phrasings(text, finding):
         "Therapist: Let's repeat the PHQ-9 in 2 weeks.",
         "Patient: My company had an audit, 3 days of it.",
         "Therapist: Please fill out the GAD-7 before next session.",
+        # Another speaker's number, or another sentence's subject, is no score of it.
+        "Clinician: I have your PHQ-9 here.\nPatient: I scored 14 on my math test.",
+        "Clinician: Fill in the PHQ-9 at home. It takes 5 minutes.",
     ],
 )
 def test_screener_without_score_gives_no_score(text):

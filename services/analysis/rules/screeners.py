@@ -104,6 +104,14 @@ _SCORE_BEFORE_RE = re.compile(
     r"|today's\s+|this\s+week's\s+)?$",
     re.IGNORECASE,
 )
+# A score said in the sentence after the instrument was named ("I have your PHQ-9 from the
+# waiting room. You scored 14 today."; "… the GAD-7 you completed. Your total today is 16.").
+_SCORE_NEXT_RE = re.compile(
+    r"[^\d.?!;\n]{0,40}?\b(?:scored|score\s+(?:today\s+)?(?:was|is|of)|total\s+(?:today\s+)?"
+    r"(?:was|is|of)|(?:came|comes)\s+(?:in|out)\s+at|added\s+up\s+to)\s+(?:a\s+|an\s+)?"
+    r"(?P<score>" + NUMBER + r")\b" + _NOT_A_SCORE,
+    re.IGNORECASE,
+)
 _PRIOR_SCORE_RE = re.compile(
     r"\b(?:last\s+(?:time|session|visit|month|week)|previous(?:ly)?|at\s+intake|baseline"
     r"|initially|used\s+to\s+be|ago|before)\b",
@@ -167,6 +175,23 @@ def _score_near(doc: Document, sentence: Sentence, mention: re.Match[str],
     return found
 
 
+def _score_in_next_sentence(doc: Document, number: int,
+                            name: str) -> tuple[int, int | None] | None:
+    """The score stated in the sentence after the one naming the instrument, by the same
+    speaker, when that sentence names no instrument of its own."""
+    if number + 1 >= len(doc.sentences):
+        return None
+    sentence, following = doc.sentences[number], doc.sentences[number + 1]
+    if following.role != sentence.role or \
+            _SCREENER_NAME_RE.search(doc.text, following.start, following.end):
+        return None
+    match = _SCORE_NEXT_RE.match(doc.text, following.start, following.end)
+    if match is None:
+        return None
+    score = as_int(match.group("score"))
+    return (score, None) if 0 <= score <= _SCREENERS[name].maximum else None
+
+
 @dataclass(frozen=True)
 class _ScoreMention:
     score: int
@@ -204,6 +229,8 @@ def find_screeners(doc: Document) -> tuple[list[ScreenerResult], list[str]]:
                              else "C-SSRS screening discussed")
                 continue
             found = _score_near(doc, sentence, mention, limit, name)
+            if found is None and index + 1 == len(names):
+                found = _score_in_next_sentence(doc, number, name)
             if found is None:
                 continue
             window = doc.text[max(sentence.start, mention.start() - SCORE_WINDOW_CHARS):limit]
