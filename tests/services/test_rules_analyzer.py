@@ -339,6 +339,7 @@ def test_clinician_asking_about_side_effects_is_not_a_report():
         ("I have no energy.", "Energy: low energy or fatigue"),
         ("I can't focus at work.", "Concentration: difficulty concentrating"),
         ("The nightmares are back.", "Sleep: nightmares"),
+        ("I've been using fentanyl again.", "Substance use: drug use or relapse reported"),
     ],
 )
 def test_symptoms_from_patient_statements(text, finding):
@@ -348,7 +349,9 @@ def test_symptoms_from_patient_statements(text, finding):
 @pytest.mark.parametrize(
     "text",
     ["I'm not anxious at all.", "I don't feel down.", "No nightmares lately.",
-     "I used to have panic attacks, but not anymore."],
+     "I used to have panic attacks, but not anymore.",
+     # Use that stopped is no use now ("drug use or relapse reported").
+     "I stopped using fentanyl three months ago.", "I quit smoking weed in May."],
 )
 def test_negated_symptoms_are_not_findings(text):
     assert analyze_transcript(f"Patient: {text}")["clinicalFindings"] == []

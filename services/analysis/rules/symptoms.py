@@ -132,8 +132,11 @@ _SYMPTOM_RULES: tuple[Rule, ...] = (
           r"|\bblack(?:ed|ing)?\s+out\b|\bblackouts?\b|\bdrink\s+(?:every\s+(?:night|day)"
           r"|in\s+the\s+morning)\b",
           "drinks beers wine shots drinking black blacked blacking blackout blackouts drink"),
+    # Not after a verb of stopping: "I stopped using fentanyl three months ago" is no use now.
     make_rule("drug_use",
-          r"\b(?:using|used|smoking|smoked|taking|took|doing|did|relapsed\s+on|shooting)\s+"
+          r"\b(?<!stopped\s)(?<!quit\s)(?<!quitting\s)(?<!stopping\s)(?<!gave\sup\s)"
+          r"(?<!given\sup\s)(?<!giving\sup\s)"
+          r"(?:using|used|smoking|smoked|taking|took|doing|did|relapsed\s+on|shooting)\s+"
           r"(?:weed|cannabis|marijuana|pot|cocaine|coke|meth|heroin|fentanyl|opioids|oxy\w*"
           r"|percs?|xanax\s+bars?|molly|mdma|acid|shrooms|crack)\b|\brelaps(?:e|ed)\b"
           r"|\busing\s+again\b",
