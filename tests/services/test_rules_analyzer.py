@@ -383,6 +383,24 @@ def test_homework_and_follow_up_become_tasks():
     ]
 
 
+@pytest.mark.parametrize(("transcript", "titles"), [
+    # "see you" of a past day's rating was the follow-up ("on Tuesday"); the real one missed.
+    ("Clinician: I see you rated urges a 4 on Tuesday.\nPatient: Tuesday was bad.\n"
+     "Clinician: See you next week, same time.", ["Schedule follow-up next week"]),
+    ("Clinician: I'd also like to see you weekly instead of every two weeks for now.",
+     ["Schedule follow-up weekly"]),
+    # "Contact patient's this": a time word taken for whom to call.
+    ("Clinician: Your sister sounds worried. I'll call her this afternoon.", []),
+    # The title was cut at "St" (a sentence end), and at "Dr".
+    ("Clinician: I will send a referral to the bereavement group at St. Mark's next month.",
+     ["Send referral to bereavement group at St. Mark's"]),
+    ("Clinician: I'll send a referral to Dr. Patel for a med review.",
+     ["Send referral to Dr. Patel"]),
+])
+def test_follow_ups_contacts_and_referrals_are_titled_as_said(transcript, titles):
+    assert [t["title"] for t in analyze_transcript(transcript)["aiTasks"]] == titles
+
+
 def test_activity_mentioned_without_assignment_is_not_homework():
     transcript = "Therapist: Thought records can be really useful for some people."
     assert analyze_transcript(transcript)["aiTasks"] == []

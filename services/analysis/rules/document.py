@@ -20,9 +20,11 @@ ASSIGNEE_PATIENT = "patient"
 MAX_DESCRIPTION_CHARS = 200
 PCL5_PROBABLE_PTSD = 33
 _TOKEN_RE = re.compile(r"[a-z0-9]+")
-# Sentences end at . ! ? or a newline, but not inside "0.5" or after a title such as "Dr.".
+# Sentences end at . ! ? or a newline, but not inside "0.5" or after a title such as "Dr." or
+# "St." ("the bereavement group at St. Mark's" was cut at "St").
 _SENTENCE_RE = re.compile(
     r"(?:[^.!?\n]+|(?<=\bDr)\.|(?<=\bMr)\.|(?<=\bMrs)\.|(?<=\bMs)\.|(?<=\bProf)\."
+    r"|(?<=\bSt)\.|(?<=\bMt)\.|(?<=\bJr)\.|(?<=\bSr)\."
     r"|[.!?](?![\s\"')]|$))+[.!?\"')]*"
 )
 

@@ -134,13 +134,17 @@ _SCREENER_TASK = make_rule(
 )
 _FOLLOW_UP = make_rule(
     "follow_up",
-    r"\b(?:schedule|book|set\s+up|see\s+you|meet|follow[- ]?up|check[- ]?in|come\s+back"
-    r"|next\s+(?:session|appointment|visit))\b[^.?!]{0,60}?\b(?P<when>(?:in|within|after)\s+"
+    # "see you" as a leave-taking, not "I see you rated urges a 4 on Tuesday" (a past day).
+    r"\b(?:schedule|book|set\s+up|see\s+you(?=\s+(?:both\s+|all\s+|two\s+)?(?:again\s+|then\s+)?(?:in|next|on|tomorrow"
+    r"|same|weekly|every|after|within|the\s+same)\b)|meet|follow[- ]?up|check[- ]?in|come\s+back"
+    r"|same\s+(?:time|day)|next\s+(?:session|appointment|visit))\b[^.?!]{0,60}?"
+    r"\b(?P<when>(?:in|within|after)\s+"
     r"(?:a|one|two|three|four|five|six|eight|\d+|a\s+couple\s+(?:of\s+)?|a\s+few)\s*(?:weeks?"
     r"|days?|months?)|next\s+(?:week|month|monday|tuesday|wednesday|thursday|friday)|tomorrow"
-    r"|on\s+(?:monday|tuesday|wednesday|thursday|friday|saturday))\b",
+    r"|on\s+(?:monday|tuesday|wednesday|thursday|friday|saturday)|weekly"
+    r"|every\s+(?:week|other\s+week|two\s+weeks))\b",
     "weeks week days day months month tomorrow monday tuesday wednesday thursday friday"
-    " saturday",
+    " saturday weekly every",
 )
 # A referral is a task only when someone commits to making it ("I'll send a referral to ...",
 # "Refer to psychiatry" in a plan), not when the text says the patient was self-referred.
@@ -152,8 +156,9 @@ _REFERRAL = make_rule(
     r"|(?:make|place|submit)\s+(?:a\s+)?referral)"
     r"|(?:^|(?<=[.!?:\n])|(?<=[.!?:\n]\s))\s*(?:plan:\s*)?refer(?:ral)?)"
     r"(?:\s+(?:you|her|him|them))?[^.?!]{0,30}?\b(?:to|for)\s+"
-    r"(?:(?:a|an|the|your|our)\s+)?(?P<to>[A-Za-z][\w/-]*(?:\s+(?!(?:so|and|for|to|who|next"
-    r"|this|today|because|about|if|as|that|soon|when)\b)[A-Za-z][\w/-]*){0,3})",
+    r"(?:(?:a|an|the|your|our)\s+)?(?P<to>(?:(?:St|Mt|Dr)\.\s+)?[A-Za-z][\w/-]*(?:\s+(?!(?:so|and|for|to|who|next"
+    r"|this|today|because|about|if|as|that|soon|when)\b)(?:(?:St|Mt|Dr)\.\s+)?[A-Za-z][\w/'-]*)"
+    r"{0,3})",
     "refer referral",
 )
 _CONTACT = make_rule(
@@ -161,7 +166,9 @@ _CONTACT = make_rule(
     r"\b(?:I'll|I\s+will|I'm\s+going\s+to|let\s+me|I'd\s+like\s+to|I\s+want\s+to|I\s+need\s+to"
     r"|I\s+plan\s+to)\s+(?:call|reach\s+out\s+to|contact|email|message|talk\s+(?:to|with)"
     r"|speak\s+(?:to|with)|coordinate\s+with|consult\s+with|check\s+(?:in\s+)?with|loop\s+in"
-    r"|let)\s+(?P<who>(?:your|her|his|the|their|our)\s+(?:primary\s+care\s+(?:doctor|provider"
+    r"|let)\s+(?P<who>(?:your|her|his|the|their|our)\s+(?!(?:this|that|today|tonight|tomorrow"
+    r"|later|soon|now|next|after|before|again|back|first|when|if|and|about)\b)"
+    r"(?:primary\s+care\s+(?:doctor|provider"
     r"|physician)|[A-Za-z][\w-]*(?:\s+(?:team|doctor|provider|physician|nurse|psychiatrist"
     r"|therapist|counsel+or|prescriber|worker|manager|line|clinic))?)|Dr\.?\s+[A-Za-z]+)",
     "call reach contact email message talk speak coordinate consult check loop let",
