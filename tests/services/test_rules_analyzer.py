@@ -278,6 +278,12 @@ def test_screener_without_score_gives_no_score(text):
         ("Patient: The Wellbutrin helps.", "Medication mentioned: bupropion (Wellbutrin)"),
         ("Patient: Escitalopram helps more than citalopram did.",
          "Medication mentioned: citalopram"),
+        # The dose in the answer to a question naming the drug was dropped.
+        ("Clinician: Are you still taking the mirtazapine?\nPatient: Yes, 15 milligrams at "
+         "night.", "Medication mentioned: mirtazapine 15 mg"),
+        # A dose asked about is no dose taken.
+        ("Clinician: How is the sertraline?\nPatient: Good. Should we go up to 100 mg?",
+         "Medication mentioned: sertraline"),
     ],
 )
 def test_medications_with_dose(text, finding):

@@ -128,6 +128,9 @@ _START_MED_RE = re.compile(
     re.IGNORECASE,
 )
 _PAST_CHANGE_WORDS = frozenset({"came", "began", "went"})
+# A dose said on its own, of the one medication just named ("Are you still taking the
+# mirtazapine?" / "Yes, 15 milligrams at night.").
+_BARE_DOSE_RE = re.compile(r"\b(?P<dose>\d+(?:\.\d+)?)\s*" + _UNIT, re.IGNORECASE)
 _TARGET_DOSE_RE = re.compile(r"\bto\s+(?P<dose>\d+(?:\.\d+)?)\s*" + _UNIT, re.IGNORECASE)
 _DOSE_WINDOW_CHARS = 40
 # A sentence without a medication name refers to one named this many sentences earlier.
@@ -346,6 +349,12 @@ def find_medications(doc: Document) -> list[Medication]:
         generics, named = _referenced_medications(number, by_sentence)
         for generic in generics:
             _note_sentence(doc, number, meds[generic], named)
+        if not named and len(generics) == 1 and meds[generics[0]].dose is None:
+            sentence = doc.sentences[number]
+            dose = _BARE_DOSE_RE.search(doc.text, sentence.start, sentence.end)
+            if dose is not None and not _TARGET_DOSE_RE.search(doc.text, sentence.start,
+                                                                 sentence.end):
+                meds[generics[0]].dose = _format_dose(dose)
     return list(meds.values())
 
 
