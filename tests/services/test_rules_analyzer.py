@@ -486,6 +486,12 @@ def test_nightmares_with_trauma_suggest_ptsd():
         ("I'm such a burden to my family.", "Worthlessness or feeling like a burden expressed"),
         ("I've been drinking every night since the layoff.", "Heavy or escalating substance use"),
         ("My dad passed away last month.", "Recent loss or major stressor"),
+        # A threat to kill the patient read as no risk indicator but the firearm.
+        ("He said if I ever try to leave, he will kill me. He has a gun in the closet.",
+         "Patient reports threats or violence from another person (safety planning for the "
+         "patient's own safety advised)"),
+        ("He hit me again on Saturday.", "Patient reports threats or violence from another "
+         "person (safety planning for the patient's own safety advised)"),
     ],
 )
 def test_soft_indicators_give_moderate_risk(text, factor):
@@ -502,6 +508,12 @@ def test_a_review_cue_alone_is_summarised_as_moderate_not_low():
     assert risk["level"] == "moderate"
     assert risk["summary"].startswith("Moderate risk: patient said goodbyes or gave things away")
     assert "Low risk" not in risk["summary"] and "raised from" not in risk["summary"]
+
+
+@pytest.mark.parametrize("text", ["My mom will kill me if she finds out.",
+                                  "It really hit me that she was gone."])
+def test_idioms_of_killing_and_hitting_are_no_threat(text):
+    assert analyze_transcript(f"Patient: {text}")["riskAssessment"]["level"] == "low"
 
 
 def test_denied_hopelessness_is_low_risk():

@@ -69,6 +69,14 @@ _SOFT_RISK_RULES: tuple[Rule, ...] = (
           r"(?:self[- ]harm|cutting)\b|\b(?:stopped|quit)\s+(?:cutting|self[- ]harming)\b",
           # History stays history even when followed by "but not anymore".
           "cut cutting self harm harming hurt burn", post_negation=False),
+    # Threatened or hurt by someone else, told as what they said or did ("He said if I ever try
+    # to leave, he will kill me"); a bare "she'll kill me if I'm late" is an idiom.
+    make_rule("threatened",
+          r"\b(?:said|says|told\s+me|swore|threatened|threatens|threatening)\b[^.?!]{0,60}?"
+          r"\b(?:kill|hurt|shoot|strangle|choke|stab)\s+me\b"
+          r"|\b(?:he|she|they|partner|husband|wife|boyfriend|girlfriend|ex)\s+(?:\w+\s+)?"
+          r"(?:hit|choked|strangled|beat|punched|kicked|slapped)\s+me\b",
+          "kill hurt shoot strangle choke stab hit choked strangled beat punched kicked slapped"),
     make_rule("suicide_exposure",
           r"\b(?:killed|hanged|shot)\s+(?:himself|herself|themselves)\b|\b(?:died|death)\s+by\s+"
           r"suicide\b|\bcommitted\s+suicide\b|\btook\s+(?:his|her|their)\s+(?:own\s+)?life\b"
@@ -86,6 +94,8 @@ _SOFT_RISK_FACTORS = {
     "cant_go_on": "Expressed feeling unable to go on (no explicit suicidal statement)",
     "selfharm_history": "History of self-harm reported",
     "suicide_exposure": "Suicide or suicide attempt by someone close to the patient",
+    "threatened": "Patient reports threats or violence from another person (safety planning "
+                  "for the patient's own safety advised)",
 }
 
 
@@ -128,8 +138,8 @@ def risk_assessment(assessment: CrisisAssessment, soft_risks: list[str]) -> dict
         cues = [*soft_risks, *(signal.factor.removeprefix("Needs review: ").split(" ('")[0]
                                for signal in assessment.review)]
         summary = ("Moderate risk: " + "; ".join(cue[0].lower() + cue[1:] for cue in cues)
-                   + ", without explicit suicidal or homicidal statements; a clinician should "
-                   "follow up.")
+                   + ", with no suicidal or homicidal statement of the patient's own; a "
+                   "clinician should follow up.")
     else:
         level = "low"
         summary = "Low risk: no crisis language or other risk indicators were identified."
