@@ -407,6 +407,25 @@ def test_follow_ups_contacts_and_referrals_are_titled_as_said(transcript, titles
     assert [t["title"] for t in analyze_transcript(transcript)["aiTasks"]] == titles
 
 
+def test_what_the_clinician_hands_over_sends_and_asks_to_bring_are_tasks():
+    """None of these was a task (a tester's substance-use session: 0 of 5 found)."""
+    transcript = ("Clinician: I will give you a new naloxone kit before you leave today. I will "
+                  "send the refill to your pharmacy. Bring the job application next week. "
+                  "Same day next week.")
+    tasks = [(t["title"], t["assignee"]) for t in analyze_transcript(transcript)["aiTasks"]]
+    assert tasks == [("Give patient naloxone kit", "clinician"),
+                     ("Send refill to pharmacy", "clinician"),
+                     ("Bring job application to next session", "patient"),
+                     ("Schedule follow-up next week", "care team")]
+
+
+@pytest.mark.parametrize("text", ["Clinician: What did you bring today?",
+                                  "Clinician: That can bring up a lot of feelings.",
+                                  "Patient: I'll bring the forms."])
+def test_bring_in_other_senses_is_no_task(text):
+    assert analyze_transcript(text)["aiTasks"] == []
+
+
 def test_activity_mentioned_without_assignment_is_not_homework():
     transcript = "Therapist: Thought records can be really useful for some people."
     assert analyze_transcript(transcript)["aiTasks"] == []

@@ -181,6 +181,32 @@ _SEND = make_rule(
     r"|link|information|info|resources?|list|recording|app|materials?|article)\b",
     "send email give print",
 )
+# "I will send the refill to your pharmacy", "I'll call in the prescription".
+_PHARMACY = make_rule(
+    "pharmacy",
+    r"\b(?:I'll|I\s+will|let\s+me|I'm\s+going\s+to)\s+(?:send|call\s+in|e-?prescribe|fax)\s+"
+    r"(?:the\s+|a\s+|your\s+|that\s+|this\s+)?(?:new\s+)?(?P<what>refill|prescription|script"
+    r"|rx)\b",
+    "send call prescribe eprescribe fax",
+)
+# "I will give you a new naloxone kit before you leave today."
+_HAND_OVER = make_rule(
+    "hand_over",
+    r"\b(?:I'll|I\s+will|let\s+me|I'm\s+going\s+to)\s+(?:give|get)\s+you\s+"
+    r"(?:a\s+|the\s+|some\s+|another\s+)?(?:new\s+|fresh\s+|spare\s+)?"
+    r"(?P<what>(?:naloxone|narcan)(?:\s+kit)?|kit|letter|work\s+note|school\s+note|note\s+for"
+    r"\s+(?:work|school)|voucher|bus\s+pass|safety\s+plan\s+card|crisis\s+card)\b",
+    "give get naloxone narcan kit letter note voucher pass card",
+)
+# "Bring the job application next week": something for the patient to bring.
+_BRING = make_rule(
+    "bring",
+    r"(?:^|(?<=[.!?:\n])|(?<=[.!?:\n]\s)|\b(?:please|can\s+you|could\s+you|remember\s+to"
+    r"|don't\s+forget\s+to)\s+)\s*(?:please\s+)?bring\s+(?:in\s+)?(?:the\s+|your\s+|a\s+|an\s+"
+    r"|that\s+|those\s+)?(?P<what>[A-Za-z][\w-]*(?:\s+(?!(?:next|to|on|with|when|tomorrow|so"
+    r"|and|for|in|at|this|that|back)\b)[A-Za-z][\w-]*){0,3})",
+    "bring",
+)
 _POSSESSIVE_RE = re.compile(r"^(?:your|her|his|their)\s+", re.IGNORECASE)
 _LABS = make_rule(
     "labs",
@@ -204,6 +230,11 @@ _TASK_FOLLOW_UP = _TaskTemplate("Schedule follow-up", ASSIGNEE_CARE_TEAM, "calen
 _TASK_REFERRAL = _TaskTemplate("Send referral", ASSIGNEE_CLINICIAN, "phone", "medium", "15 min")
 _TASK_CONTACT = _TaskTemplate("Contact", ASSIGNEE_CLINICIAN, "phone", "medium", "10 min")
 _TASK_SEND = _TaskTemplate("Send", ASSIGNEE_CLINICIAN, "book", "low", "5 min")
+_TASK_PHARMACY = _TaskTemplate("Send prescription to pharmacy", ASSIGNEE_CLINICIAN, "pill",
+                               "medium", "5 min")
+_TASK_HAND_OVER = _TaskTemplate("Give patient", ASSIGNEE_CLINICIAN, "clipboard", "medium",
+                                "5 min")
+_TASK_BRING = _TaskTemplate("Bring", ASSIGNEE_PATIENT, "clipboard", "low", "5 min")
 _TASK_LABS = _TaskTemplate("Order labs", ASSIGNEE_CLINICIAN, "clipboard", "medium", "10 min")
 _TASK_HOMEWORK = _TaskTemplate("Complete assigned homework", ASSIGNEE_PATIENT, "book", "medium",
                                "1 week")
@@ -299,6 +330,16 @@ def _clinician_action_tasks(doc: Document) -> list[_Task]:
     for number, match in clinician_matches(doc, _SEND):
         tasks.append(_task(_TASK_SEND, doc.sentence_text(number), match.start(),
                            f"Send {match.group('what').lower()} to patient"))
+    for number, match in clinician_matches(doc, _PHARMACY):
+        what = "refill" if match.group("what").lower() == "refill" else "prescription"
+        tasks.append(_task(_TASK_PHARMACY, doc.sentence_text(number), match.start(),
+                           f"Send {what} to pharmacy"))
+    for number, match in clinician_matches(doc, _HAND_OVER):
+        tasks.append(_task(_TASK_HAND_OVER, doc.sentence_text(number), match.start(),
+                           f"Give patient {' '.join(match.group('what').split())}"))
+    for number, match in clinician_matches(doc, _BRING):
+        tasks.append(_task(_TASK_BRING, doc.sentence_text(number), match.start(),
+                           f"Bring {' '.join(match.group('what').split())} to next session"))
     for number, match in clinician_matches(doc, _LABS):
         what = " ".join(match.group("what").split())
         tasks.append(_task(_TASK_LABS, doc.sentence_text(number), match.start(),
