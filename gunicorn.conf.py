@@ -33,8 +33,9 @@ reuse_port = True
 def when_ready(server) -> None:
     # With reuse_port the master opens no socket, so gunicorn's "Listening at:" names none;
     # the operator reads the address here.
-    server.log.info("Listening at: %s (each worker binds it: reuse_port)",
-                    ",".join(server.cfg.bind))
+    if server is not None:
+        server.log.info("Listening at: %s (each worker binds it: reuse_port)",
+                        ",".join(server.cfg.bind))
     # Import the analysis pipeline and load the crisis detector's language models in the
     # master, before the workers fork: they share the pages instead of each worker importing
     # and loading them on its first analysis (half a second or more). Only when the app
