@@ -144,6 +144,9 @@ def _tool_call(call: VoiceCall | None, platform_id: str, tool_call_id: str | Non
                 result, error = _single_line(functions.run(call, name, args)), None
         except functions.FunctionError as exc:
             result, error = None, _single_line(str(exc))
+            if exc.then is not None:
+                with db.atomic():
+                    exc.then()
         if key:
             stored = VoiceToolCall.create(id=key, call=call.id if call else None,
                                           name=name[:FUNCTION_NAME_CHARS],
@@ -179,9 +182,14 @@ def _status_update(call: VoiceCall, message: dict, base_url: str) -> None:
         summary.finalize(call, base_url)
 
 
+# VoiceCall.duration_ms is a 32-bit column (about 24.8 days); a longer span is no call's.
+MAX_DURATION_MS = 2**31 - 1
+
+
 def _duration(call: VoiceCall) -> int | None:
     if call.started_at and call.ended_at and call.ended_at >= call.started_at:
-        return int((call.ended_at - call.started_at).total_seconds() * 1000)
+        duration = int((call.ended_at - call.started_at).total_seconds() * 1000)
+        return duration if duration <= MAX_DURATION_MS else None
     return None
 
 
@@ -191,7 +199,7 @@ def _transcript_line(message: dict) -> tuple[str, str, Any, str | None] | None:
     if not isinstance(text, str) or not text.strip():
         return None
     role = messages.role_of(message.get("role"))
-    band = risk.caller_line_risk(text) if role == "caller" else None
+    band = risk.caller_line_risk(text) if role not in messages.NOT_CALLER_ROLES else None
     return (role, text.strip(), messages.parse_time(message.get("timestamp")) or utcnow(),
             band)
 

@@ -57,7 +57,8 @@ def create_deployment(organization_id: str, body: dict[str, Any]) -> VoiceDeploy
     taken = Conflict("This phone number already has a deployment.", field="phone_number")
     if VoiceDeployment.select().where(VoiceDeployment.phone_number == number).exists():
         raise taken
-    created = _insert(organization_id, body["name"], number, body.get("webhook_url"),
+    # An empty webhook_url is none: stored as null, as the deployment behaves.
+    created = _insert(organization_id, body["name"], number, body.get("webhook_url") or None,
                       body.get("screeners"))
     if created is None:
         raise taken
@@ -103,9 +104,9 @@ def update_deployment(deployment: VoiceDeployment, changes: dict[str, Any]) -> V
                                field="phone_number")
             deployment.phone_number = number
         if "webhook_url" in changes:
-            deployment.webhook_url = changes["webhook_url"]
+            deployment.webhook_url = changes["webhook_url"] or None
             deployment.endpoint = _endpoint_for(deployment.organization_id,
-                                                changes["webhook_url"])
+                                                deployment.webhook_url)
         deployment.updated_at = utcnow()
         deployment.save()
     return deployment
@@ -139,5 +140,7 @@ def find_for_message(deployment_id: str | None, number: str | None) -> VoiceDepl
         if found is not None:
             return found
     if number:
-        return VoiceDeployment.get_or_none(VoiceDeployment.phone_number == number)
+        # A number sent without its "+" (or as digits) is still E.164's digits.
+        return VoiceDeployment.get_or_none(
+            VoiceDeployment.phone_number == ("+" + number.lstrip("+")))
     return None

@@ -23,7 +23,12 @@ CRISIS_INSTRUCTIONS = ("Stay with the caller. If they are in immediate danger, t
 
 
 class FunctionError(Exception):
-    """A mistake the assistant can fix; the message is read back to it."""
+    """A mistake the assistant can fix; the message is read back to it. `then` is what must
+    happen all the same, after the refused call's writes are rolled back (an escalation)."""
+
+    def __init__(self, message: str, then: Callable[[], object] | None = None) -> None:
+        super().__init__(message)
+        self.then = then
 
 
 def _screener_for(call: VoiceCall, name: object) -> defs.Screener:
@@ -51,6 +56,20 @@ def _check_item_nine(call: VoiceCall, screener: defs.Screener,
         return risk.escalate(call, "high", "phq9_item9",
                              "PHQ-9 item 9 (thoughts of self-harm) answered above 0").id
     return None
+
+
+def _item_nine_of_refused(call: VoiceCall, screener: defs.Screener, answers: Any) -> None:
+    """A PHQ-9 refused for another answer (out of range, say) still escalates when its item 9
+    is above 0 (SPEC §10: whatever the total); only nine answers place item 9."""
+    if screener.name != "phq9" or not isinstance(answers, list) or \
+            len(answers) != screener.items:
+        return
+    try:
+        item, score = defs.check_item(screener, defs.PHQ9_SUICIDALITY_ITEM,
+                                      answers[defs.PHQ9_SUICIDALITY_ITEM - 1])
+    except defs.ScreenerError:
+        return
+    _check_item_nine(call, screener, {item: score})
 
 
 def record_screener_answer(call: VoiceCall, args: dict[str, Any]) -> dict:
@@ -88,7 +107,9 @@ def submit_screener(call: VoiceCall, args: dict[str, Any]) -> dict:
                 return _submitted_again(screener, row, answers)
             score, severity = defs.total(screener, answers)
         except defs.ScreenerError as exc:
-            raise FunctionError(str(exc)) from exc
+            answers_sent = args.get("answers")
+            raise FunctionError(str(exc), then=lambda: _item_nine_of_refused(
+                call, screener, answers_sent)) from exc
         row.answers = {str(k): v for k, v in answers.items()}
         row.score, row.severity, row.completed_at = score, severity, utcnow()
         row.save()
@@ -115,12 +136,13 @@ def _submitted_again(screener: defs.Screener, row: ScreenerResult,
 
 
 def report_crisis(call: VoiceCall, args: dict[str, Any]) -> dict:
+    # A crisis report is never refused for its form: a band the assistant got wrong ("severe",
+    # none) is escalated as high, a missing reason said to be missing. It was refused, and
+    # no clinician heard of it.
     band = str(args.get("risk_band") or "").strip().lower()
     if band not in risk.RISK_BANDS:
-        raise FunctionError(f"risk_band must be one of {', '.join(risk.RISK_BANDS)}")
-    reason = str(args.get("reason") or "").strip()
-    if not reason:
-        raise FunctionError("reason is required")
+        band = "high"
+    reason = str(args.get("reason") or "").strip() or "(the assistant gave no reason)"
     escalation = risk.escalate(call, band, "report_crisis", reason)
     return {"escalation_id": escalation.id, "risk_band": call.risk_band,
             "instructions": CRISIS_INSTRUCTIONS}

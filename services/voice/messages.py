@@ -149,12 +149,21 @@ def timestamp_ms(message: dict) -> int | None:
 
 
 def is_final_transcript(message: dict) -> bool:
-    return (message.get("type") == FINAL_TRANSCRIPT_TYPE
-            or message.get("transcriptType") == "final")
+    """A final line; one with no `transcriptType` at all is taken as final too (a line of
+    crisis language must not be dropped for a missing field), only "partial" is not."""
+    kind = message.get("transcriptType")
+    return (message.get("type") == FINAL_TRANSCRIPT_TYPE or kind is None
+            or str(kind).strip().lower() != "partial")
+
+
+# Speakers whose lines are not the caller's words; any other role (none, a number, an unknown
+# name) is read for crisis language as a caller's would be.
+NOT_CALLER_ROLES = frozenset({"assistant", "system", "tool", "function"})
+MAX_ROLE_CHARS = 20  # VoiceTranscriptEntry.role
 
 
 def role_of(value: Any) -> str:
-    role = str(value or "").lower()
+    role = (value.strip().lower() if isinstance(value, str) else "")[:MAX_ROLE_CHARS]
     if role in CALLER_ROLES:
         return "caller"
     if role in ("assistant", "bot"):
@@ -179,8 +188,12 @@ def tool_calls(message: dict) -> list[tuple[str, str, dict]]:
     """(tool call id, function name, arguments) in the order sent, from `toolCallList`, the
     older `toolCalls`, or only `toolWithToolCallList[].toolCall`."""
     items = message.get("toolCallList")
+    if isinstance(items, dict):
+        items = [items]  # one call sent bare: still one call to answer
     if not isinstance(items, list) or not items:
         items = message.get("toolCalls")
+        if isinstance(items, dict):
+            items = [items]
     if not isinstance(items, list) or not items:
         items = [_obj(entry).get("toolCall") | {"name": _obj(entry).get("name")
                                                 or _obj(_obj(entry).get("function")).get("name")}
@@ -226,6 +239,8 @@ def dedup_key(message: dict, kind: str, raw: bytes) -> str:
         suffix = ":" + str(message.get("status"))[:40]
     elif kind == "function-call":
         suffix = ":" + function_call_digest(message)
+    elif kind == "tool-calls":
+        suffix = ":" + _digest(json.dumps(tool_calls(message), sort_keys=True, default=str))
     return f"{call_id(message)}:{kind}:{stamp}{suffix}"[:300]
 
 
@@ -239,6 +254,10 @@ def function_call_digest(message: dict) -> str:
     return _digest(json.dumps([name, args], sort_keys=True, default=str))
 
 
+def _list(value: Any) -> list:
+    return value if isinstance(value, list) else []
+
+
 def end_report(message: dict) -> dict:
     """endedReason, startedAt, endedAt, transcript, messages, summary, from either layout."""
     artifact, analysis = _obj(message.get("artifact")), _obj(message.get("analysis"))
@@ -248,7 +267,7 @@ def end_report(message: dict) -> dict:
         "started_at": parse_time(message.get("startedAt") or call.get("startedAt")),
         "ended_at": parse_time(message.get("endedAt") or call.get("endedAt")),
         "transcript": artifact.get("transcript") or message.get("transcript"),
-        "messages": artifact.get("messages") or message.get("messages") or [],
+        "messages": _list(artifact.get("messages")) or _list(message.get("messages")),
         "summary": analysis.get("summary") or message.get("summary"),
         "structured_data": analysis.get("structuredData"),
         "success_evaluation": analysis.get("successEvaluation"),

@@ -950,3 +950,93 @@ def test_what_the_platform_writes_is_audited_with_its_transaction(client, auth, 
     assert rows[-1].resource_id == stored.summary_id
     assert {r.organization_id for r in rows} == {stored.organization_id}
     assert all(r.request_id for r in rows)
+
+
+def _state(client, auth, call_id):
+    return client.get(f"/api/voice/webhook/call/{call_id}", headers=auth).json
+
+
+def test_an_odd_end_of_call_report_still_ends_the_call(client, auth, deployment):
+    """`messages` not a list was a 500 (both databases); a span past 24.8 days a 500 on
+    PostgreSQL (a 32-bit column): the call never ended and the platform's retries failed."""
+    call = Call("call-odd-report")
+    post(client, call.status("in-progress", 0))
+    odd = call.message("end-of-call-report", 5, endedReason="hangup", artifact={"messages": 5},
+                       messages=True, startedAt="2026-11-01T00:00:00Z",
+                       endedAt="2026-11-26T00:00:00Z")
+    assert post(client, odd).status_code == 200
+    state = _state(client, auth, "call-odd-report")
+    assert state["status"] == "ended" and state["summary_id"]
+    assert state["duration_ms"] is None  # 25 days is no call's length
+
+
+def test_crisis_words_under_an_odd_role_or_transcript_type_still_escalate(client, auth,
+                                                                           deployment):
+    """A 300-character role was a 500 on PostgreSQL; no role or a numeric one was not read
+    for crisis language; no `transcriptType`, or "FINAL", dropped the line."""
+    words = "I want to kill myself, I have pills saved up."
+    for number, fields in enumerate([{"role": "user" + "x" * 300}, {"role": 7}, {"role": None},
+                                     {"role": "user", "transcriptType": None},
+                                     {"role": "user", "transcriptType": "FINAL"}]):
+        call = Call(f"call-role-{number}")
+        post(client, call.status("in-progress", 0))
+        message = call.said("user", words, 1)
+        message["message"].update(fields)
+        if fields.get("transcriptType", "") is None:
+            del message["message"]["transcriptType"]
+        assert post(client, message).status_code == 200, fields
+        state = _state(client, auth, f"call-role-{number}")
+        assert state["risk_band"] in ("high", "imminent"), fields
+
+
+def test_a_crisis_report_is_never_refused_for_its_form(client, auth, deployment):
+    """"severe", no band, no reason: refused with an error, and no clinician heard."""
+    for number, args in enumerate([{"risk_band": "severe", "reason": "plan for tonight"},
+                                   {"reason": "caller has a plan"}, {"risk_band": "high"}]):
+        call = Call(f"call-report-{number}")
+        post(client, call.status("in-progress", 0))
+        answer = _tool_answer(client, call, 1, "t1", "report_crisis", args)
+        assert "escalation_id" in answer["result"], args
+        assert _state(client, auth, f"call-report-{number}")["risk_band"] == "high"
+
+
+def test_phq9_item_nine_escalates_even_when_the_submission_is_refused(client, auth,
+                                                                      deployment):
+    call = Call("call-item9")
+    post(client, call.status("in-progress", 0))
+    answer = _tool_answer(client, call, 1, "t1", "submit_screener",
+                          {"screener": "phq9", "answers": [4, 0, 0, 0, 0, 0, 0, 0, 2]})
+    assert answer["error"]  # item 1 is out of range
+    assert _state(client, auth, "call-item9")["risk_band"] == "high"
+
+
+def test_a_bare_tool_call_object_and_a_number_without_plus_are_still_read(client, auth,
+                                                                          deployment):
+    call = Call("call-bare", line=LINE_NUMBER.lstrip("+"))
+    post(client, call.status("in-progress", 0))
+    message = call.tools(1, ("t1", "report_crisis", {"risk_band": "high", "reason": "plan"}))
+    message["message"]["toolCallList"] = message["message"]["toolCallList"][0]
+    del message["message"]["toolWithToolCallList"]
+    results = post(client, message).json["results"]
+    assert len(results) == 1 and "escalation_id" in json.loads(results[0]["result"])
+
+
+def test_two_tool_call_messages_in_one_millisecond_are_both_stored_and_audited(
+        client, auth, deployment):
+    from models.audit import AuditEvent
+
+    call = Call("call-same-ms-tools")
+    post(client, call.status("in-progress", 0))
+    post(client, call.tools(2, ("t1", "save_intake_details", {"name": "Ann"})))
+    post(client, call.tools(2, ("t2", "report_crisis", {"risk_band": "high", "reason": "x"})))
+    assert VoiceEvent.select().where(VoiceEvent.type == "tool-calls").count() == 2
+    assert AuditEvent.select().where((AuditEvent.actor == VOICE_PLATFORM)
+                                     & (AuditEvent.action == "update")).count() == 2
+
+
+def test_an_empty_webhook_url_is_stored_as_none(client, auth, deployment):
+    created = client.post("/api/voice/deployments", headers=auth, json={
+        "name": "No hook", "phone_number": "+15550100999", "webhook_url": ""})
+    assert created.status_code == 201 and created.json["webhook_url"] is None
+    path = f"/api/voice/deployments/{deployment['id']}"
+    assert client.patch(path, headers=auth, json={"webhook_url": ""}).json["webhook_url"] is None
