@@ -121,12 +121,22 @@ class DeliverySchema(RecordSchema):
     event = fields.String(attribute="event.event")
     status = fields.String(metadata={"enum": ["pending", "succeeded", "failed"]})
     attempts = fields.Integer()
-    next_attempt_at = UTCDateTime(allow_none=True)
+    next_attempt_at = UTCDateTime(allow_none=True, metadata={
+        "description": "When the next attempt is due; null once the delivery has succeeded or "
+                       "failed for good. A delivery waiting behind an older one of the same "
+                       "call goes when that one is done."})
     last_status_code = fields.Integer(allow_none=True)
     last_error = fields.String(allow_none=True)
     created_at = UTCDateTime()
     delivered_at = UTCDateTime(allow_none=True)
     attempt_log = fields.Method("_attempts")
+
+    @ma.post_dump
+    def _no_next_attempt_when_done(self, data: dict, **kwargs) -> dict:
+        # The column keeps the last schedule; a finished delivery has no next attempt.
+        if data.get("status") != "pending":
+            data["next_attempt_at"] = None
+        return data
 
     def _attempts(self, obj) -> list:
         from services.outbound.delivery import attempts_of

@@ -837,6 +837,7 @@ def test_deliveries_are_listed_and_can_be_redelivered(client, auth, deployment, 
     path = f"/api/voice/deployments/{deployment['id']}/deliveries"
     listed = client.get(path, headers=auth).json
     assert listed[0]["event"] == "intake.started" and listed[0]["status"] == "succeeded"
+    assert listed[0]["next_attempt_at"] is None  # done: no next attempt (it kept its last)
     assert listed[0]["attempt_log"][0]["status_code"] == 200
     again = client.post(f"{path}/{listed[0]['id']}/redeliver", headers=auth)
     assert again.status_code == 202
