@@ -83,6 +83,9 @@ def test_the_scheduler_of_a_killed_worker_stops_and_frees_its_locks(make_app, ap
     connection = app.extensions["redis"]
     with app.app_context():
         locks = [RQScheduler.get_locking_key(queue_name(name)) for name in QUEUE_NAMES]
+    # A scheduler killed by an earlier test leaves its locks for their minute: this worker
+    # would then start none, and the locks seen below would not be its own.
+    connection.delete(*locks)
     worker = start_worker(app_config)
     try:
         wait_for(lambda: all(connection.get(lock) for lock in locks))
