@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from services.analysis.crisis import IMMINENT, CrisisAssessment
@@ -317,33 +317,29 @@ def _scheduling_tasks(doc: Document) -> list[_Task]:
     return tasks
 
 
+def _words(match: re.Match[str], group: str) -> str:
+    return " ".join(match.group(group).split())
+
+
+# What a clinician commits to or asks for, one task per sentence that says it: the rule, the
+# task's template, and its title from the match.
+_ACTION_RULES: tuple[tuple[Rule, _TaskTemplate, Callable[[re.Match[str]], str]], ...] = (
+    (_REFERRAL, _TASK_REFERRAL, lambda m: f"Send referral to {_words(m, 'to')}"),
+    (_CONTACT, _TASK_CONTACT,
+     lambda m: "Contact " + _POSSESSIVE_RE.sub("patient's ", _words(m, "who"))),
+    (_SEND, _TASK_SEND, lambda m: f"Send {m.group('what').lower()} to patient"),
+    (_PHARMACY, _TASK_PHARMACY, lambda m: "Send refill to pharmacy"
+     if m.group("what").lower() == "refill" else "Send prescription to pharmacy"),
+    (_HAND_OVER, _TASK_HAND_OVER, lambda m: f"Give patient {_words(m, 'what')}"),
+    (_BRING, _TASK_BRING, lambda m: f"Bring {_words(m, 'what')} to next session"),
+    (_LABS, _TASK_LABS, lambda m: f"Order labs ({_words(m, 'what')})"),
+)
+
+
 def _clinician_action_tasks(doc: Document) -> list[_Task]:
-    tasks = []
-    for number, match in clinician_matches(doc, _REFERRAL):
-        target = " ".join(match.group("to").split())
-        tasks.append(_task(_TASK_REFERRAL, doc.sentence_text(number), match.start(),
-                           f"Send referral to {target}"))
-    for number, match in clinician_matches(doc, _CONTACT):
-        who = _POSSESSIVE_RE.sub("patient's ", " ".join(match.group("who").split()))
-        tasks.append(_task(_TASK_CONTACT, doc.sentence_text(number), match.start(),
-                           f"Contact {who}"))
-    for number, match in clinician_matches(doc, _SEND):
-        tasks.append(_task(_TASK_SEND, doc.sentence_text(number), match.start(),
-                           f"Send {match.group('what').lower()} to patient"))
-    for number, match in clinician_matches(doc, _PHARMACY):
-        what = "refill" if match.group("what").lower() == "refill" else "prescription"
-        tasks.append(_task(_TASK_PHARMACY, doc.sentence_text(number), match.start(),
-                           f"Send {what} to pharmacy"))
-    for number, match in clinician_matches(doc, _HAND_OVER):
-        tasks.append(_task(_TASK_HAND_OVER, doc.sentence_text(number), match.start(),
-                           f"Give patient {' '.join(match.group('what').split())}"))
-    for number, match in clinician_matches(doc, _BRING):
-        tasks.append(_task(_TASK_BRING, doc.sentence_text(number), match.start(),
-                           f"Bring {' '.join(match.group('what').split())} to next session"))
-    for number, match in clinician_matches(doc, _LABS):
-        what = " ".join(match.group("what").split())
-        tasks.append(_task(_TASK_LABS, doc.sentence_text(number), match.start(),
-                           f"Order labs ({what})"))
+    tasks = [_task(template, doc.sentence_text(number), match.start(), title(match))
+             for rule, template, title in _ACTION_RULES
+             for number, match in clinician_matches(doc, rule)]
     for number, match in clinician_matches(doc, _SAFETY_PLAN_TASK):
         tasks.append(_task(_TASK_SAFETY_PLAN, doc.sentence_text(number), match.start()))
         break
