@@ -140,7 +140,5 @@ def find_for_message(deployment_id: str | None, number: str | None) -> VoiceDepl
         if found is not None:
             return found
     if number:
-        # A number sent without its "+" (or as digits) is still E.164's digits.
-        return VoiceDeployment.get_or_none(
-            VoiceDeployment.phone_number == ("+" + number.lstrip("+")))
+        return VoiceDeployment.get_or_none(VoiceDeployment.phone_number == number)
     return None

@@ -95,9 +95,13 @@ def deployment_hint(message: dict) -> str | None:
 
 
 def called_number(message: dict) -> str | None:
+    """The clinic's line, E.164 as deployments store it: a number sent without its "+" is
+    still E.164's digits."""
     number = (_obj(message.get("phoneNumber")).get("number")
               or _obj(call_of(message).get("phoneNumber")).get("number"))
-    return normalize_number(number)[:32] if isinstance(number, str) else None
+    if not isinstance(number, str) or not normalize_number(number).lstrip("+"):
+        return None
+    return ("+" + normalize_number(number).lstrip("+"))[:32]
 
 
 def customer_number(message: dict) -> str | None:
