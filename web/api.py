@@ -23,7 +23,7 @@ from services.errors import (
     Unprocessable,
     UpstreamFailure,
 )
-from web.apidoc import OperationIds
+from web.apidoc import OperationDocs
 from web.auth import audit_entry
 
 logger = logging.getLogger(__name__)
@@ -206,7 +206,7 @@ def init_app(app: Flask) -> ServiceApi:
                                     "sessions, note templates and post-visit analysis."},
         },
     )
-    api = ServiceApi(app, spec_kwargs={"extra_plugins": [OperationIds()]})
+    api = ServiceApi(app, spec_kwargs={"extra_plugins": [OperationDocs()]})
     _serve_swagger_assets(app)
     for error_class, code in _DOMAIN_STATUS:
         app.register_error_handler(

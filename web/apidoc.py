@@ -62,10 +62,11 @@ NOT_FOUND = _error("No such record for this organization (another organization's
                    "answers the same).")
 
 
-class OperationIds(BasePlugin):
-    """Every operation gets an `operationId` (generated clients name their methods by it):
-    the blueprint, the view and the method, e.g. `therapy_sessions_Sessions_post`; and one
-    with an id in its path documents the 404 a missing (or another organization's) id gets."""
+class OperationDocs(BasePlugin):
+    """What every operation's document gets from its route: an `operationId` (generated clients
+    name their methods by it), the blueprint, the view and the method, e.g.
+    `therapy_sessions_Sessions_post`; and, with an id in its path, the 404 a missing (or
+    another organization's) id gets."""
 
     def operation_helper(self, path: str | None = None, operations: dict | None = None,
                          **kwargs: Any) -> None:
