@@ -65,8 +65,10 @@ class AuditEntry:
     request_id: str | None
 
 
-_COLUMNS = ("id", "at", "organization_id", "actor", "action", "resource_type", "resource_id",
-            "ip", "request_id")
+# The columns of one record's row, in the order `insert_rows` (and the voice transcript's
+# one-statement store) writes them.
+AUDIT_ROW_COLUMNS = _COLUMNS = ("id", "at", "organization_id", "actor", "action",
+                                "resource_type", "resource_id", "ip", "request_id")
 _LIST_COLUMNS = ("id", "at", "organization_id", "actor", "action", "resource_type",
                  "resource_ids", "ip", "request_id")
 _TABLE = AuditEvent._meta.table_name

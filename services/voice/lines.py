@@ -14,7 +14,7 @@ from dataclasses import replace
 from datetime import datetime
 from enum import Enum
 
-from models.audit import AuditEvent
+from models.audit import AUDIT_ROW_COLUMNS, AuditEvent
 from models.base import db, is_postgres, new_id, prepared, utcnow
 from models.voice import VoiceCall, VoiceTranscriptEntry
 from services import audit
@@ -58,15 +58,14 @@ WITH call AS (
     FROM line WHERE voice_call.id = line.call_id
     RETURNING voice_call.id
 ), logged AS (
-    INSERT INTO audit_event (id, at, organization_id, actor, action, resource_type,
-                             resource_id, ip, request_id)
+    INSERT INTO audit_event ({audit_columns})
     SELECT %s::text, %s::timestamp, call.organization_id, %s::text, 'update', 'voice_call',
            counted.id, %s::text, %s::text
     FROM counted JOIN call ON call.id = counted.id
 )
 SELECT call.id, (SELECT count(*) FROM counted), call.transcript_chars + %s::integer > %s::integer
 FROM call
-"""
+""".format(audit_columns=", ".join(AUDIT_ROW_COLUMNS))  # noqa: S608 (the table's columns)
 
 
 def _params(platform_call_id: str, dedup_key: str, role: str, text: str, at: datetime,
