@@ -198,6 +198,14 @@ def _m013_hashed_idempotency_keys() -> None:
             IdempotencyRecord.id == record_id).execute()
 
 
+def _m014_call_endpoint() -> None:
+    _add_missing_columns(VoiceCall, "endpoint")
+    # Calls before this step send to their deployment's endpoint of now.
+    db.execute_sql(
+        "UPDATE voice_call SET endpoint_id = (SELECT d.endpoint_id FROM voice_deployment d "
+        "WHERE d.id = voice_call.deployment_id) WHERE endpoint_id IS NULL")
+
+
 MIGRATIONS: tuple[tuple[int, str, Callable[[], None]], ...] = (
     (1, "organizations, tokens, audit log, templates, therapy sessions, jobs, usage",
      _m001_foundation),
@@ -214,6 +222,7 @@ MIGRATIONS: tuple[tuple[int, str, Callable[[], None]], ...] = (
     (11, "every webhook key rotated out in the last 24 h signs", _m011_every_rotated_key_signs),
     (12, "one payment-method change per organization at a time", _m012_billing_lease),
     (13, "idempotency keys stored as their hash", _m013_hashed_idempotency_keys),
+    (14, "a call keeps the webhook endpoint it began with", _m014_call_endpoint),
 )
 
 

@@ -34,6 +34,10 @@ class VoiceCall(BaseModel):
     organization = ForeignKeyField(Organization, backref="voice_calls", on_delete="CASCADE")
     deployment = ForeignKeyField(VoiceDeployment, null=True, backref="calls",
                                  on_delete="SET NULL")
+    # The deployment's webhook endpoint when the call began: a deployment deleted during the
+    # call takes its link to the endpoint with it, and the call's later events (a crisis among
+    # them) still have to reach the clinic.
+    endpoint = ForeignKeyField(WebhookEndpoint, null=True, on_delete="SET NULL")
     status = CharField(max_length=20, default="queued")
     patient_phone = CharField(max_length=32, null=True)
     started_at = UTCDateTimeField(null=True)

@@ -100,7 +100,7 @@ def _call_for(message: dict) -> tuple[VoiceCall | None, bool]:
     try:
         with db.atomic():
             call = VoiceCall.create(call_id=platform_id, organization=deployment.organization_id,
-                                    deployment=deployment,
+                                    deployment=deployment, endpoint=deployment.endpoint_id,
                                     patient_phone=messages.customer_number(message))
     except IntegrityError:  # the same call's first messages raced; the other one created it
         return VoiceCall.get(VoiceCall.call_id == platform_id), False

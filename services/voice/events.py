@@ -14,10 +14,13 @@ def emit_for_call(call: VoiceCall, event: str, fields: dict, slug: str,
     behind the retries of earlier ones (a crisis) is sent `ordered=False`, on a key of its
     own."""
     endpoint = None
+    endpoint_id = call.endpoint_id  # the deployment's, unless it was deleted during the call
     if call.deployment_id:
         deployment = VoiceDeployment.get_or_none(VoiceDeployment.id == call.deployment_id)
-        if deployment is not None and deployment.endpoint_id:
-            endpoint = WebhookEndpoint.get_or_none(WebhookEndpoint.id == deployment.endpoint_id)
+        if deployment is not None:
+            endpoint_id = deployment.endpoint_id  # its webhook_url may have changed since
+    if endpoint_id:
+        endpoint = WebhookEndpoint.get_or_none(WebhookEndpoint.id == endpoint_id)
     key = f"call:{call.call_id}" if ordered else f"call:{call.call_id}:{slug}"
     emit(endpoint, event, fields, ordering_key=key[:200],
          event_id=f"evt_{call.id.removeprefix('vcl_')}_{slug}")

@@ -649,6 +649,24 @@ def test_phq9_item_nine_escalates_once_and_a_raise_is_told_again(client, auth, d
     assert "said it again" in escalation["reason"]
 
 
+def test_a_crisis_after_the_deployment_is_deleted_still_reaches_the_clinic(
+        client, auth, deployment, receiver, run_worker):
+    # A deployment deleted during a call took the call's way to the clinic's endpoint with it:
+    # the later crisis report was escalated on the call and sent to no one.
+    call = Call("call-orphan")
+    post(client, call.status("in-progress", 0))
+    assert client.delete(f"/api/voice/deployments/{deployment['id']}",
+                         headers=auth).status_code == 204
+    answer = _tool_answer(client, call, 5, "t1", "report_crisis",
+                          {"risk_band": "imminent", "reason": "caller has pills in hand"})
+    assert answer["result"]["escalation_id"].startswith("esc_")
+    drain(run_worker)
+    received = events_received(receiver)
+    assert [e["event"] for e in received] == ["intake.started", "intake.crisis.detected"]
+    assert received[1]["risk_band"] == "imminent"
+    assert all(r.service_signature_ok and r.standard_signature_ok for r in receiver.requests)
+
+
 def test_a_crisis_alert_does_not_wait_behind_the_retries_of_earlier_events(
         make_app, org, make_token, receiver):
     # The call's events are sent in order; the crisis alert waited behind intake.started's

@@ -181,3 +181,24 @@ def test_idempotency_keys_are_stored_as_hashes_and_older_ones_still_replay(app, 
     again = client.post("/api/therapy-sessions", json=body, headers=headers)
     assert again.status_code == 201 and again.headers["Idempotent-Replayed"] == "true"
     assert again.json["id"] == first.json["id"]
+
+
+def test_calls_made_before_version_14_keep_their_deployments_endpoint(app, org,
+                                                                        database_kind):
+    from models.outbound import WebhookEndpoint
+    from models.voice import VoiceCall, VoiceDeployment
+
+    endpoint = WebhookEndpoint.create(organization=org.id, url="https://203.0.113.9/h",
+                                      secret="whsec_1")
+    line = VoiceDeployment.create(organization=org.id, name="Line", phone_number="+15550100300",
+                                  endpoint=endpoint.id)
+    call = VoiceCall.create(call_id="c-1", organization=org.id, deployment=line.id)
+    lone = VoiceCall.create(call_id="c-2", organization=org.id)
+    if database_kind == "postgresql":  # SQLite drops no column that holds a foreign key
+        db.execute_sql("ALTER TABLE voice_call DROP COLUMN endpoint_id")
+    SchemaMigration.delete().where(SchemaMigration.version == 14).execute()
+    with db.connection_context():
+        assert migrate() == [14]
+        assert migrate() == []
+    assert VoiceCall.get_by_id(call.id).endpoint_id == endpoint.id
+    assert VoiceCall.get_by_id(lone.id).endpoint_id is None
