@@ -50,6 +50,16 @@ def error_response(status: int) -> bytes:
 
 
 class JSONErrorThreadWorker(ThreadWorker):
+    def handle_quit(self, sig, frame) -> None:
+        # Ctrl-C sends SIGINT to every process of the terminal's group, and the master follows
+        # it with SIGQUIT. The second handler ran inside the first one's thread-pool shutdown,
+        # which holds the pool's lock (not reentrant): it waited on that lock for ever, and the
+        # master killed the worker at graceful_timeout. One quit is enough.
+        if getattr(self, "_quitting", False):
+            return
+        self._quitting = True
+        super().handle_quit(sig, frame)
+
     def handle_error(self, req, client, addr, exc) -> None:
         status = status_for(exc)
         if status == 500:

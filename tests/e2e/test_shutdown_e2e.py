@@ -135,3 +135,43 @@ def _session_of(process) -> int | None:
         return os.getsid(process.pid)
     except OSError:
         return None
+
+
+_NESTED_QUIT = r"""
+import os, signal
+from concurrent.futures import ThreadPoolExecutor
+from types import SimpleNamespace
+
+from web.server_worker import JSONErrorThreadWorker
+
+
+class Pool(ThreadPoolExecutor):
+    def shutdown(self, wait=True, *, cancel_futures=False):
+        with self._shutdown_lock:  # where the real shutdown holds it
+            os.kill(os.getpid(), signal.SIGQUIT)  # the master's, just after Ctrl-C's SIGINT
+            sum(range(1000))  # its handler runs at one of these bytecodes, the lock held
+        super().shutdown(wait=wait, cancel_futures=cancel_futures)
+
+
+worker = object.__new__(JSONErrorThreadWorker)
+worker.alive = True
+worker.tpool = Pool(2)
+worker.cfg = SimpleNamespace(worker_int=lambda w: print("worker_int", flush=True))
+signal.signal(signal.SIGQUIT, worker.handle_quit)
+signal.signal(signal.SIGINT, worker.handle_quit)
+os.kill(os.getpid(), signal.SIGINT)
+sum(range(1000))
+print("not reached", flush=True)
+"""
+
+
+def test_a_quit_signal_during_the_first_ones_handler_does_not_hang_the_web_worker() -> None:
+    """gunicorn's threaded worker shuts its thread pool down on SIGINT and SIGQUIT; a second
+    of them arriving during that shutdown waited for ever on the pool's lock (the intermittent
+    Ctrl-C hang: the master killed the worker after graceful_timeout, 30 s)."""
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", _NESTED_QUIT], cwd=PROJECT_ROOT,
+                          capture_output=True, text=True, timeout=20)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.splitlines() == ["worker_int"]
