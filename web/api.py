@@ -14,6 +14,7 @@ from flask_smorest.error_handler import ErrorSchema as BaseErrorSchema
 from flask_smorest.pagination import PaginationMetadataSchema, PaginationParameters
 from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
+from schemas.common import nested_errors
 from services import audit as audit_trail
 from services.errors import (
     Conflict,
@@ -161,7 +162,8 @@ def _domain_error_payload(error: DomainError, code: int) -> tuple[dict, int]:
 
     payload = {"code": code, "status": HTTP_STATUS_CODES[code], "message": error.message}
     if error.field:
-        payload["errors"] = {error.location: {error.field: [error.message]}}
+        # A dotted field ("clinical_context.session_id") nests as the body does.
+        payload["errors"] = {error.location: nested_errors({error.field: [error.message]})}
     payload.update(error.extra)
     return payload, code
 

@@ -242,6 +242,13 @@ def test_another_organizations_session_cannot_be_linked(client, auth, other_org,
     body = {"session_transcript": ORDINARY, "clinical_context": {"session_id": foreign}}
     response = client.post(URL, json=body, headers=auth)
     assert response.status_code == 422
+    # Nested as the body is, as every other field error (it was one dotted key).
+    assert response.json["errors"]["json"] == {"clinical_context": {"session_id": [
+        "No such therapy session for this organization."]}}
+    unknown = client.post(URL, headers=auth, json={
+        "session_transcript": ORDINARY, "clinical_context": {"template_id": "tpl_nope"}})
+    assert unknown.json["errors"]["json"] == {"clinical_context": {"template_id": [
+        "No such template for this organization."]}}
     assert client.get(f"/api/therapy-sessions/{foreign}/analysis",
                       headers=auth).status_code == 404
 
