@@ -402,6 +402,18 @@ def test_an_unknown_levels_summary_says_what_level_was_set_and_why():
     assert "unknown rating" in apply_safety_floor(risk, NO_CRISIS)["summary"]
 
 
+def test_the_floors_own_reading_after_a_model_failure_claims_no_rating():
+    # The model failed, so it rated nothing: the summary said "the rating given was not one
+    # of low, moderate, high, imminent".
+    from services.analysis.pipeline import floor_only
+
+    risk = floor_only("Patient: I have the pills I saved and I plan to take them tonight.")
+    assert risk["level"] == "imminent"
+    assert risk["summary"].startswith("The analysis model failed;")
+    assert "Risk level set to imminent because crisis language was detected." in risk["summary"]
+    assert "rating given" not in risk["summary"]
+
+
 def test_missing_level_and_non_dict_risk_are_handled():
     assert apply_safety_floor({}, NO_CRISIS)["level"] == "moderate"
     result = apply_safety_floor(None, HIGH_CRISIS)  # type: ignore[arg-type]

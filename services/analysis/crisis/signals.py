@@ -173,8 +173,9 @@ def apply_safety_floor(risk: dict, assessment: CrisisAssessment) -> dict:
         note = f"Risk level raised from {current} to {level} because {reason}."
     elif current is None and (summary.strip() or source.get("level") not in (None, "")):
         # "severe", a number…: the summary was written for a level that is not the one set.
-        note = f"Risk level set to {level} because {reason} (the rating given was not one " \
-               f"of {', '.join(_LEVEL_RANK)})."
+        given = source.get("level") not in (None, "")  # none when the model gave no rating
+        note = f"Risk level set to {level} because {reason}" + (
+            f" (the rating given was not one of {', '.join(_LEVEL_RANK)})" if given else "") + "."
     if note:
         summary = summary.rstrip()
         if summary and summary[-1] not in ".!?":
