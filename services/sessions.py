@@ -52,7 +52,8 @@ def get_session(organization_id: str, session_id: str) -> TherapySession:
 
 def check_transition(current: str, new: str) -> None:
     if new != current and new not in TRANSITIONS[current]:
-        raise Conflict(f"A {current} session cannot become {new}.", field="status")
+        raise Conflict(f"A session in status {current!r} cannot become {new!r}.",
+                       field="status")
 
 
 def update_session(session: TherapySession, changes: dict[str, Any]) -> TherapySession:
@@ -60,7 +61,7 @@ def update_session(session: TherapySession, changes: dict[str, Any]) -> TherapyS
     if not changes:
         return session
     if session.status in FINAL_STATUSES:
-        raise Conflict(f"A {session.status} session can no longer be changed.")
+        raise Conflict(f"A session in status {session.status!r} can no longer be changed.")
     if "status" in changes:
         check_transition(session.status, changes["status"])
         if changes["status"] in FINAL_STATUSES and session.active_clinical_session_id:

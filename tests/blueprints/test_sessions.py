@@ -367,6 +367,8 @@ def test_final_session_is_frozen(client, auth, make_session, final):
     response = client.patch(session_url(session["id"]), json={"duration_minutes": 20},
                             headers=auth)
     assert_error_shape(response, 409)
+    # It read "A no_show session…"; "An in_progress session" was "A in_progress session".
+    assert response.json["message"] == f"A session in status '{final}' can no longer be changed."
     assert client.get(session_url(session["id"]), headers=auth).json["duration_minutes"] == 50
 
 
