@@ -153,8 +153,11 @@ def compute(organization_id: str, data: AnalysisInput, config: Mapping[str, Any]
 
 def store(organization_id: str, computed: ComputedAnalysis, session: TherapySession | None,
           source: str) -> SessionAnalysis:
-    """Store the analysis and its usage together; link it to the session when given."""
+    """Store the analysis and its usage together, within the quota (checked again in the
+    transaction: concurrent analyses all passed the check before their work); link it to the
+    session when given."""
     with db.atomic():
+        check_quota(organization_id, "session_analyses", reserve=True)
         analysis = SessionAnalysis.create(
             organization=organization_id, session=session, source=source,
             provider=computed.provider, model=computed.model,

@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from models.base import is_postgres
 from models.organizations import Organization
 from services.errors import TooManyRequests
 from services.organizations.usage import floor_boundary, next_boundary, used_since
@@ -49,9 +50,18 @@ def quota_status(organization: Organization) -> dict[str, Any]:
             "used": {metric: used_since(organization.id, metric, start) for metric in limits}}
 
 
-def check_quota(organization_id: str, metric: str) -> None:
-    """Raise QuotaExceeded when `metric`'s allowance for this period is used up."""
-    organization = Organization.get_or_none(Organization.id == organization_id)
+def check_quota(organization_id: str, metric: str, *, reserve: bool = False) -> None:
+    """Raise QuotaExceeded when `metric`'s allowance for this period is used up.
+
+    A check before the work (a model call) spares work that could not be counted; it does not
+    bound concurrent requests, which all pass it before any of them is counted. With `reserve`,
+    inside the transaction that records the usage, the organization's row is locked first
+    (PostgreSQL; SQLite's write transaction already holds its one write lock), so that the
+    checks and the counts of concurrent writes take turns and the limit is exact."""
+    query = Organization.select().where(Organization.id == organization_id)
+    if reserve and is_postgres():
+        query = query.for_update()
+    organization = query.first()
     if organization is None:
         return
     limit = (organization.quotas or {}).get("limits", {}).get(metric)

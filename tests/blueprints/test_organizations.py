@@ -147,6 +147,26 @@ def test_analysis_quota_is_enforced_with_429_naming_it(client, org, auth):
     assert quotas["used"] == {"session_analyses": 2}
 
 
+def test_concurrent_analyses_never_pass_the_quota(app, org, auth):
+    # Every request passed the check before any of them was counted: 204 of a quota of 200
+    # were stored under 16 clients.
+    from concurrent.futures import ThreadPoolExecutor
+
+    Organization.update(quotas={"period": "month", "limits": {"session_analyses": 5}}).where(
+        Organization.id == org.id).execute()
+    body = {"session_transcript": "Clinician: How was the week? Patient: Better."}
+
+    def analyse(_: int) -> int:
+        return app.test_client().post("/api/therapy/analyze-session", json=body,
+                                      headers=auth).status_code
+
+    with ThreadPoolExecutor(12) as pool:
+        statuses = list(pool.map(analyse, range(24)))
+    assert sorted(statuses) == [200] * 5 + [429] * 19
+    quotas = app.test_client().get(f"/api/organizations/{org.id}", headers=auth).json["quotas"]
+    assert quotas["used"] == {"session_analyses": 5}
+
+
 @pytest.mark.parametrize("body, field", [
     ({"admin_email": "a@b.example"}, "name"),
     ({"name": "X", "admin_email": "not-an-email"}, "admin_email"),
