@@ -28,6 +28,11 @@ class AddressRefused(Exception):
 
 def check_url_syntax(url: str, field: str = "webhook_url") -> str:
     """Refuse URLs that are not absolute http(s) with a host (422 on save)."""
+    if any(ch.isspace() or not ch.isprintable() for ch in url):
+        # Sent, the HTTP client percent-encodes them: the URL called would not be the one
+        # stored and shown (and a CR/LF is how a header is smuggled into a request line).
+        raise Unprocessable("A URL holds no spaces or control characters (percent-encode "
+                            "them).", field=field)
     parts = urlsplit(url)
     if (len(url) > MAX_URL_LENGTH or parts.scheme not in ALLOWED_SCHEMES or not parts.hostname
             or parts.username or parts.password):

@@ -179,6 +179,11 @@ def test_concurrent_analyses_never_pass_the_quota(app, org, auth):
      "ehr.fhir_base_url"),
     ({"name": "X", "admin_email": "a@b.example",
       "voice": {"phone_number": "+15550100", "webhook_url": "ftp://x"}}, "voice.webhook_url"),
+    ({"name": "X", "admin_email": "a@b.example",
+      "ehr": {"fhir_base_url": "http://93.184.215.14/fhir\r\nX-Evil: 1"}}, "ehr.fhir_base_url"),
+    ({"name": "X", "admin_email": "a@b.example",
+      "voice": {"phone_number": "+15550100", "webhook_url": "http://93.184.215.14/a b"}},
+     "voice.webhook_url"),
     ({"name": "X", "admin_email": "a@b.example", "extra": 1}, "extra"),
 ])
 def test_invalid_provisioning_request_is_422(client, app, body, field):

@@ -272,6 +272,15 @@ def test_port_zero_is_refused(url):
         addresses.check_url_syntax(url)
 
 
+@pytest.mark.parametrize("url", ["http://93.184.215.14/a b", "http://93.184.215.14\t/x",
+                                 "http://93.184.215.14/\r\nX-Evil: 1", "https://8.8.8.8/\u00a0",
+                                 "https://8.8.8.8/\u2028x"])
+def test_a_url_with_spaces_or_control_characters_is_refused(url):
+    # They were stored and shown as sent, and called percent-encoded: another URL.
+    with pytest.raises(Unprocessable, match="no spaces or control characters"):
+        addresses.check_url_syntax(url)
+
+
 def test_private_url_is_refused_on_save(app, org, receiver):
     with app.app_context(), pytest.raises(Unprocessable):
         endpoints.ensure_endpoint(org.id, receiver.url)
