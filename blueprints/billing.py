@@ -13,6 +13,9 @@ from web.idempotency import idempotent_around_peer_calls
 blp = Blueprint("billing", __name__, url_prefix="/api/billing",
                 description="Payment methods (processor references; card numbers refused).")
 
+PROCESSOR_FAILED = "The payment processor failed, or could not be reached in time"
+NO_PROCESSOR = "No payment processor is configured (STRIPE_API_KEY)"
+
 
 @blp.route("/payment-methods")
 class PaymentMethods(MethodView):
@@ -27,6 +30,11 @@ class PaymentMethods(MethodView):
     @idempotent_around_peer_calls
     @blp.arguments(PaymentMethodCreateSchema)
     @blp.response(201, PaymentMethodSchema)
+    @blp.alt_response(409, response="DEFAULT_ERROR", description=(
+        "The payment method is already on file (or another customer's), or a request with "
+        "this Idempotency-Key is still running or had another body"))
+    @blp.alt_response(502, response="DEFAULT_ERROR", description=PROCESSOR_FAILED)
+    @blp.alt_response(503, response="DEFAULT_ERROR", description=NO_PROCESSOR)
     def post(self, data):
         """Add a payment method collected by the processor (pm_…)"""
         return methods.add_method(current_org_id(), data, current_app.config)
@@ -42,6 +50,8 @@ class PaymentMethodItem(MethodView):
 
     @require("billing:write")
     @blp.response(204)
+    @blp.alt_response(502, response="DEFAULT_ERROR", description=PROCESSOR_FAILED)
+    @blp.alt_response(503, response="DEFAULT_ERROR", description=NO_PROCESSOR)
     def delete(self, method_id):
         """Detach a payment method; the oldest remaining one becomes the default"""
         methods.remove_method(current_org_id(), method_id, current_app.config)
@@ -51,6 +61,8 @@ class PaymentMethodItem(MethodView):
 class PaymentMethodDefault(MethodView):
     @require("billing:write")
     @blp.response(200, PaymentMethodSchema)
+    @blp.alt_response(502, response="DEFAULT_ERROR", description=PROCESSOR_FAILED)
+    @blp.alt_response(503, response="DEFAULT_ERROR", description=NO_PROCESSOR)
     def post(self, method_id):
         """Make this payment method the organization's default"""
         return methods.make_default(current_org_id(), method_id, current_app.config)

@@ -44,6 +44,9 @@ class Provision(MethodView):
     @blp.response(202, ProvisionAcceptedSchema, headers={"Location": {
         "description": "The job's status resource (`status_url`).",
         "schema": {"type": "string"}}})
+    @blp.alt_response(409, response="DEFAULT_ERROR", description=(
+        "The slug (given, or made from the name) is taken, or a request with this "
+        "Idempotency-Key is still running or had another body"))
     def post(self, data):
         """Provision an organization (platform token): a job of sixteen recorded steps"""
         job = provisioning.request_provisioning(data)

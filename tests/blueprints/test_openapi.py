@@ -128,3 +128,13 @@ def test_an_operation_on_a_record_documents_its_404(spec):
     assert missing == []
     webhook = spec["paths"]["/api/voice/webhook"]["post"]["responses"]
     assert {"400", "401", "503"} <= set(webhook)
+
+
+@pytest.mark.parametrize("path, method, statuses", [
+    ("/api/organizations/provision", "post", {"409"}),
+    ("/api/billing/payment-methods", "post", {"409", "502", "503"}),
+    ("/api/billing/payment-methods/{method_id}", "delete", {"502", "503"}),
+    ("/api/billing/payment-methods/{method_id}/default", "post", {"502", "503"}),
+])
+def test_the_answers_of_a_peer_or_a_conflict_are_documented(spec, path, method, statuses):
+    assert statuses <= set(spec["paths"][path][method]["responses"])
