@@ -20,7 +20,16 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     from models.migrations import migrate
     from services.templates import ensure_builtin_templates
     from web import api as web_api
-    from web import content, dashboard, database, json_output, limits, logs, routing
+    from web import (
+        content,
+        dashboard,
+        database,
+        json_output,
+        limits,
+        logs,
+        routing,
+        security_headers,
+    )
 
     app = Flask(__name__, instance_relative_config=False)
     try:
@@ -31,6 +40,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.config.from_mapping(settings)
     app.config["MAX_CONTENT_LENGTH"] = int(app.config["MAX_CONTENT_LENGTH"])
     json_output.init_app(app)
+    security_headers.init_app(app)
     routing.init_app(app)
     proxies = int(app.config["PROXY_FIX_X_FOR"])
     if proxies:
