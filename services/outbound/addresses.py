@@ -22,6 +22,12 @@ METADATA_ADDRESSES = frozenset({ipaddress.ip_address("fd00:ec2::254"),
                                 ipaddress.ip_address("100.100.100.200")})
 
 
+# One answer whether the name is unknown or internal: two would let any token that may save a
+# URL map which names exist inside the clinic's network.
+NOT_PUBLIC = ("its host does not resolve to a public address (an unknown name, or a private, "
+              "loopback, link-local or metadata address)")
+
+
 class AddressRefused(Exception):
     """The URL resolves to an address this service does not call."""
 
@@ -64,7 +70,7 @@ def resolve(url: str) -> list[str]:
     try:
         infos = socket.getaddrinfo(parts.hostname, port, proto=socket.IPPROTO_TCP)
     except socket.gaierror as exc:
-        raise AddressRefused(f"the host name does not resolve ({exc.strerror})") from exc
+        raise AddressRefused(NOT_PUBLIC) from exc
     return sorted({info[4][0] for info in infos})
 
 
@@ -76,5 +82,4 @@ def check_destination(url: str, allow_private: bool) -> None:
     addresses = resolve(url)
     bad = [a for a in addresses if is_forbidden(a)]
     if bad:
-        raise AddressRefused("the URL resolves to a private, loopback, link-local or "
-                             "metadata address")
+        raise AddressRefused(NOT_PUBLIC)

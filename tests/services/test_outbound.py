@@ -281,6 +281,17 @@ def test_a_url_with_spaces_or_control_characters_is_refused(url):
         addresses.check_url_syntax(url)
 
 
+def test_an_unknown_name_and_an_internal_one_are_refused_alike(app, org):
+    # "does not resolve" beside "resolves to a private address" told any token that may save
+    # a URL which names exist inside the clinic's network.
+    answers = []
+    for url in ("http://no-such-host.invalid/h", "http://localhost/h", "http://10.1.2.3/h"):
+        with app.app_context(), pytest.raises(Unprocessable) as refused:
+            endpoints.ensure_endpoint(org.id, url)
+        answers.append(refused.value.message)
+    assert len(set(answers)) == 1 and "public address" in answers[0]
+
+
 def test_private_url_is_refused_on_save(app, org, receiver):
     with app.app_context(), pytest.raises(Unprocessable):
         endpoints.ensure_endpoint(org.id, receiver.url)
