@@ -81,12 +81,15 @@ def stop(clinical: ClinicalSession) -> ClinicalSession:
     """Stop, complete the therapy session and queue the analysis — one transaction, so the
     job exists exactly when the stop is recorded."""
     with db.transaction():
-        stopped = (ClinicalSession.update(status="stopped", stopped_at=utcnow())
+        stopped = (ClinicalSession.update(status="stopped")
                    .where((ClinicalSession.id == clinical.id)
                           & (ClinicalSession.status == "active")).execute())
         if not stopped:
             raise Conflict("The clinical session has already stopped.")
         clinical = ClinicalSession.get_by_id(clinical.id)
+        # The time is read once the row is ours: a chunk accepted before the stop (it held
+        # the row while this waited) is never stamped later than the stop.
+        clinical.stopped_at = utcnow()
         (TherapySession.update(active_clinical_session_id=None)
          .where(TherapySession.id == clinical.session_id).execute())
         therapy = TherapySession.get_by_id(clinical.session_id)
@@ -98,8 +101,8 @@ def stop(clinical: ClinicalSession) -> ClinicalSession:
             set_analysis_status(clinical.session_id, "skipped")
         else:
             clinical.analysis_job_id = _queue_analysis(clinical)
-            clinical.save()
             set_analysis_status(clinical.session_id, "queued")
+        clinical.save()
     return clinical
 
 

@@ -272,3 +272,34 @@ def test_another_organizations_clinical_session_is_404(client, auth, other_org, 
     assert client.get(f"/api/clinical/{clinical_id}", headers=other).status_code == 404
     assert _say(client, other, clinical_id, "patient", "x").status_code == 404
     assert client.post(f"/api/clinical/{clinical_id}/stop", headers=other).status_code == 404
+
+
+def test_a_stop_is_never_stamped_before_a_chunk_accepted_ahead_of_it(app, client, auth):
+    # The stop read the time before it waited on the row that a chunk held: the chunk,
+    # accepted first, was stamped after the stop (PostgreSQL).
+    import threading
+    import time
+
+    from models.base import db
+    from models.clinical import ClinicalSession, TranscriptChunk
+    from services import clinical as live
+
+    clinical_id = _start(client, auth, _session(client, auth))
+    stopping = {}
+
+    def stop() -> None:
+        with app.app_context(), db.connection_context():
+            stopping["stopped"] = live.stop(ClinicalSession.get_by_id(clinical_id))
+
+    with db.atomic():  # a chunk's transaction, holding the row as append_chunk does
+        (ClinicalSession.update(chunk_count=ClinicalSession.chunk_count + 1)
+         .where(ClinicalSession.id == clinical_id).execute())
+        waiting = threading.Thread(target=stop)
+        waiting.start()
+        time.sleep(0.5)  # the stop is waiting on the row now
+        chunk = TranscriptChunk.create(clinical_session=clinical_id, seq=1, speaker="patient",
+                                       text="One more thing.")
+    waiting.join(timeout=30)
+    stopped = ClinicalSession.get_by_id(clinical_id)
+    assert stopped.status == "stopped" and stopped.chunk_count == 1
+    assert stopped.stopped_at >= TranscriptChunk.get_by_id(chunk.id).at
