@@ -102,7 +102,10 @@ class RateLimits:
             self._limit(self.per_address, request.remote_addr or "unknown", WITHOUT_CREDENTIAL)
             return
         # A clinic whose staff share one NAT address is limited per token, not as one client.
-        self._limit(self.per_token, rate_limit_key(), request.endpoint or "unrouted")
+        # Per operation (a view serves a path's methods): a burst of creates leaves the list
+        # of the same path its own allowance.
+        self._limit(self.per_token, rate_limit_key(),
+                    f"{request.endpoint}.{request.method}" if request.endpoint else "unrouted")
 
     def _limit(self, items: list[RateLimitItem], key: str, scope: str) -> None:
         for item in sorted(items):

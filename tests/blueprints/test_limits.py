@@ -139,6 +139,10 @@ def test_limits_count_per_endpoint(make_app, auth):
     client = limited_client(make_app)
     assert [client.get(URL, headers=auth).status_code for _ in range(4)][-1] == 429
     assert client.get("/api/templates", headers=auth).status_code == 200
+    # Per operation, not per path: creates were refused once the list had spent its allowance.
+    created = client.post(URL, headers=auth, json={
+        "patient_id": "pat-1", "provider_id": "prov-1", "session_date": "2026-12-01T15:00:00Z"})
+    assert created.status_code == 201
 
 
 def test_signed_voice_messages_are_not_limited_per_address(make_app):
