@@ -28,6 +28,11 @@ accesslog = None
 # with one shared socket, whichever worker wakes first can take every keep-alive connection
 # of a few busy clients and leave the other workers idle.
 reuse_port = True
+# No control socket (gunicornc): its default path, ~/.gunicorn/gunicorn.ctl, is the same for
+# every instance a user runs, so the last one started takes it from the others; and it runs an
+# event-loop thread in the master, which then forks replacement workers beside it. Signals
+# (TERM, INT, HUP, TTIN/TTOU) control the server as before.
+control_socket_disable = True
 
 
 def when_ready(server) -> None:
