@@ -244,7 +244,7 @@ def add_transcript_line(call: VoiceCall, role: str, text: str, at: Any, band: st
     if outcome is lines.Outcome.FULL and event is not None:
         _record(event, call)
     if outcome in (lines.Outcome.STORED, lines.Outcome.FULL) and band is not None:
-        risk.escalate(call, band, "transcript", "crisis language in the caller's words")
+        risk.escalate(call, band, "transcript", risk.line_reason(text))
     return outcome in (lines.Outcome.STORED, lines.Outcome.FULL)
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from models.base import db, utcnow
 from models.voice import ScreenerResult, VoiceCall, VoiceDeployment
+from services.numbers import whole_number
 from services.voice import events, risk
 from services.voice import screeners as defs
 
@@ -53,9 +54,22 @@ def _check_item_nine(call: VoiceCall, screener: defs.Screener,
                      answers: dict[int, int]) -> str | None:
     """PHQ-9 item 9 above 0 is a crisis signal whatever the total."""
     if screener.name == "phq9" and answers.get(defs.PHQ9_SUICIDALITY_ITEM, 0) > 0:
-        return risk.escalate(call, "high", "phq9_item9",
-                             "PHQ-9 item 9 (thoughts of self-harm) answered above 0").id
+        return _escalate_item_nine(call)
     return None
+
+
+def _escalate_item_nine(call: VoiceCall) -> str:
+    return risk.escalate(call, "high", "phq9_item9",
+                         "PHQ-9 item 9 (thoughts of self-harm) answered above 0").id
+
+
+def _item_nine_above_zero(screener: defs.Screener, item: object, score: object) -> bool:
+    """Whether an answer gives PHQ-9 item 9 a whole number above 0, on the scale or not: "7"
+    for item 9 is refused as an answer, yet says the caller has such thoughts."""
+    if screener.name != "phq9" or whole_number(item) != defs.PHQ9_SUICIDALITY_ITEM:
+        return False
+    value = whole_number(score)
+    return value is not None and value > 0
 
 
 def _item_nine_of_refused(call: VoiceCall, screener: defs.Screener, answers: Any) -> None:
@@ -64,12 +78,9 @@ def _item_nine_of_refused(call: VoiceCall, screener: defs.Screener, answers: Any
     if screener.name != "phq9" or not isinstance(answers, list) or \
             len(answers) != screener.items:
         return
-    try:
-        item, score = defs.check_item(screener, defs.PHQ9_SUICIDALITY_ITEM,
-                                      answers[defs.PHQ9_SUICIDALITY_ITEM - 1])
-    except defs.ScreenerError:
-        return
-    _check_item_nine(call, screener, {item: score})
+    if _item_nine_above_zero(screener, defs.PHQ9_SUICIDALITY_ITEM,
+                             answers[defs.PHQ9_SUICIDALITY_ITEM - 1]):
+        _escalate_item_nine(call)
 
 
 def record_screener_answer(call: VoiceCall, args: dict[str, Any]) -> dict:
@@ -77,7 +88,9 @@ def record_screener_answer(call: VoiceCall, args: dict[str, Any]) -> dict:
     try:
         item, score = defs.check_item(screener, args.get("item"), args.get("score"))
     except defs.ScreenerError as exc:
-        raise FunctionError(str(exc)) from exc
+        escalate = _item_nine_above_zero(screener, args.get("item"), args.get("score"))
+        raise FunctionError(str(exc), then=(lambda: _escalate_item_nine(call))
+                            if escalate else None) from exc
     with db.atomic():
         row = _result_row(call, screener)
         if row.completed_at is not None:

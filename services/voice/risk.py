@@ -13,12 +13,22 @@ from services.voice import events
 RISK_BANDS = ("low", "moderate", "high", "imminent")
 _RANK = {band: rank for rank, band in enumerate(RISK_BANDS)}
 MAX_REASON_CHARS = 500
+QUOTE_CHARS = 160
 
 
 def caller_line_risk(text: str) -> str | None:
     """The risk band the detector puts on one final line said by the caller, or None.
     (The one place this package calls the detector; it reads the line as patient speech.)"""
     return crisis.detect_crisis(f"Patient: {text}").level
+
+
+def line_reason(text: str) -> str:
+    """Why a caller's line escalated, quoting it (cut to QUOTE_CHARS): the packet a clinician
+    reads must show what was said, which its transcript excerpt (the last lines) may not."""
+    quote = " ".join(text.split())
+    if len(quote) > QUOTE_CHARS:
+        quote = quote[:QUOTE_CHARS - 1].rstrip() + "\u2026"
+    return f'crisis language in the caller\'s words: "{quote}"'
 
 
 def higher(a: str | None, b: str | None) -> str | None:

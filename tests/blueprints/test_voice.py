@@ -1030,6 +1030,40 @@ def test_phq9_item_nine_escalates_even_when_the_submission_is_refused(client, au
     assert _state(client, auth, "call-item9")["risk_band"] == "high"
 
 
+@pytest.mark.parametrize("score", [7, "4", 2.0])
+def test_an_item_nine_answer_off_the_scale_is_refused_but_escalates(client, auth, deployment,
+                                                                     score):
+    # "7" for item 9 was refused as an answer and nothing else happened.
+    call = Call("call-item9-off")
+    post(client, call.status("in-progress", 0))
+    answer = _tool_answer(client, call, 1, "t1", "record_screener_answer",
+                          {"screener": "phq9", "item": 9, "score": score})
+    assert "error" in answer or answer["result"]["score"] == 2
+    assert _state(client, auth, "call-item9-off")["risk_band"] == "high"
+    other = Call("call-item1-off")
+    post(client, other.status("in-progress", 0))
+    _tool_answer(client, other, 1, "t1", "record_screener_answer",
+                 {"screener": "phq9", "item": 1, "score": 7})
+    assert _state(client, auth, "call-item1-off")["risk_band"] is None
+
+
+def test_the_packet_quotes_the_callers_line_that_escalated(client, auth, deployment):
+    # Its excerpt is the last lines: the disclosure, early in the call, was nowhere in it and
+    # the escalation's reason said only "crisis language in the caller's words".
+    call = Call("call-quote")
+    post(client, call.status("in-progress", 0))
+    said = "Last week I sat in the garage with the car running, and I think about doing it again."
+    post(client, call.said("user", said, 1))
+    for second in range(2, 32):
+        post(client, call.said("user" if second % 2 else "assistant",
+                               f"Line number {second} about the weather.", second))
+    post(client, call.status("ended", 40))
+    summary_id = _state(client, auth, "call-quote")["summary_id"]
+    packet = client.get(f"/api/voice/intake-summaries/{summary_id}", headers=auth).json
+    assert said not in [line["text"] for line in packet["content"]["transcript_excerpt"]]
+    assert f'"{said}"' in packet["content"]["risk"]["escalation"]["reason"]
+
+
 def test_a_bare_tool_call_object_and_a_number_without_plus_are_still_read(client, auth,
                                                                           deployment):
     call = Call("call-bare", line=LINE_NUMBER.lstrip("+"))
