@@ -3076,3 +3076,24 @@ def test_a_thing_gone_is_no_death(text):
 ])
 def test_the_patient_or_someone_dear_gone_still_counts(text):
     assert detect_crisis(f"Patient: {text}").level in ("high", "imminent")
+
+
+@pytest.mark.parametrize("text", [
+    # An attempt made within the last hours is under way: it was `high`, a history.
+    "I took thirty of my pills an hour ago and I feel dizzy.",
+    "I cut my wrists a few minutes ago and it won't stop bleeding.",
+    "I overdosed 20 minutes ago.",
+    "I tried to hang myself last night but the rope broke.",
+])
+def test_an_attempt_within_the_last_hours_is_imminent(text):
+    assessment = detect_crisis(f"Patient: {text}")
+    assert assessment.level == "imminent"
+    assert any(s.kind == "past_attempt" and s.level == "imminent" for s in assessment.signals)
+
+
+@pytest.mark.parametrize("text", [
+    "I took a whole bottle of Tylenol last year.",
+    "I took an overdose two years ago, tonight I feel fine.",
+])
+def test_an_attempt_long_ago_stays_high(text):
+    assert detect_crisis(f"Patient: {text}").level == "high"

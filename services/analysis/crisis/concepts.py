@@ -742,7 +742,7 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
             context = True
             if ("past_act" in own or regret is not None) and not upcoming and \
                     not _act_to_come(sentence, concepts, act):
-                add("past_attempt", act)
+                add("past_attempt", act, imminent=_within_hours(sentence))
             elif own & {"intent", "commitment"} or "commitment" in window or (
                     "time" in own and act.concept in ("self_kill", "self_kill_weak", "act_pronoun",
                                                       "method", "method_weak", "means")
@@ -936,6 +936,23 @@ def _time_and_place(sentence: Sentence, concepts: list[Mention]) -> Mention | No
            for at, word in enumerate(sentence.words)):
         return place
     return None
+
+
+# An attempt told as made within the last hours is under way: a medical emergency ("I took
+# thirty of my pills an hour ago"), not a history to ask about.
+_HOUR_WORDS = frozenset({"minute", "minutes", "min", "mins", "hour", "hours", "hr", "hrs"})
+_WITHIN_HOURS = (["earlier", "today"], ["earlier", "tonight"],
+                 ["this", "morning"], ["this", "afternoon"], ["this", "evening"],
+                 ["tonight"], ["last", "night"])
+
+
+def _within_hours(sentence: Sentence) -> bool:
+    words = sentence.words
+    for i, word in enumerate(words):
+        if word == "ago" and _HOUR_WORDS.intersection(words[max(0, i - 2):i]):
+            return True
+    return any(words[i:i + len(phrase)] == phrase
+               for phrase in _WITHIN_HOURS for i in range(len(words)))
 
 
 # Just before a time word: a recurring time ("every other weekend"), a condition ("if I
