@@ -216,6 +216,12 @@ def _visit(organization_id: str, analysis: Mapping[str, Any], inputs: Mapping[st
     inputs = dict(inputs)
     if session is not None and not inputs.get("patient_id"):
         inputs["patient_id"] = session.patient_id
+    elif session is not None and str(inputs["patient_id"]).strip() != session.patient_id:
+        # The input names one patient, the analysed session is another's: either would file
+        # one patient's note, risk and scores in someone else's chart.
+        raise NodeError("input.patient_id is not the patient of the analysed therapy "
+                        "session: nothing was sent (one patient's record must not be filed "
+                        "in another's chart).")
     if session is not None:
         start = session.session_date
         end = start + timedelta(minutes=session.duration_minutes or 0)

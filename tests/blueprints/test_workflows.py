@@ -677,6 +677,28 @@ def test_a_session_linked_sync_files_the_record_under_the_sessions_patient_and_v
     assert set(dated.values()) == {"2026-11-20T15:00:00Z"}, dated
 
 
+def test_a_sync_whose_input_names_another_patient_than_the_session_sends_nothing(
+        api, drain, fhir, fast_app, org, make_token):
+    # pat-77's note, risk and screeners went out filed under the input's pat-OTHER.
+    client = fast_app.test_client()
+    session = client.post("/api/therapy-sessions", headers=bearer(make_token(org, "admin")),
+                          json={"patient_id": "pat-77", "provider_id": "prov-3",
+                                "session_date": "2026-11-20T15:00:00Z"}).json
+    workflow = create(api, {"start": "analyze", "nodes": [
+        node("analyze", "analyze_session", "sync", session_id_path="input.session_id"),
+        node("sync", "ehr_sync")]}, fhir_base_url=fhir.base_url)
+    started = start(api, workflow, {"transcript": TRANSCRIPT, "session_id": session["id"],
+                                    "patient_id": "pat-OTHER"})
+    drain()
+    failed = execution(api, started["id"])
+    assert failed["status"] == "failed" and "another's chart" in failed["error"]
+    assert fhir.bundles == []
+    same = start(api, workflow, {"transcript": TRANSCRIPT, "session_id": session["id"],
+                                 "patient_id": " pat-77 "})
+    drain()
+    assert execution(api, same["id"])["status"] == "completed" and len(fhir.bundles) == 1
+
+
 def test_a_workflows_analysis_of_a_session_can_be_asked_for_by_its_source(
         api, drain, fast_app, org, make_token):
     """Stored with source "workflow", it was listed, but `?source=workflow` was 422."""
