@@ -267,7 +267,8 @@ def _record_error(execution_id: str, node: Mapping[str, Any], error: str, durati
     with db.atomic():
         execution = _locked(execution_id)
         if _cancelled_while_running(execution, node["id"]):
-            _trace(execution, "error", node, duration_ms, error[:MAX_ERROR_CHARS])
+            _trace(execution, "error", node, duration_ms,
+                   f"{CANCELLED_THEN_FAILED}: {error}"[:MAX_ERROR_CHARS])
             return
         if not _is_current(execution, node["id"]):
             return
@@ -299,6 +300,7 @@ def _finish(execution_id: str, node: Mapping[str, Any], result: NodeResult,
 
 CANCELLED_WHILE_RUNNING = ("finished after the execution was cancelled; its output was not "
                            "used")
+CANCELLED_THEN_FAILED = "failed after the execution was cancelled"
 
 
 def _cancelled_while_running(execution: WorkflowExecution | None, node_id: str) -> bool:

@@ -203,3 +203,21 @@ def test_a_step_that_ends_after_a_cancel_is_shown_in_the_trace(clinic, fhir):
     assert (last["node_id"], last["event"]) == ("sync", "complete")
     assert "after the execution was cancelled" in last["error"]
     assert body["status"] == "cancelled" and "sync" not in body["state"]
+
+
+def test_a_step_that_fails_after_a_cancel_says_so_in_the_trace(clinic, fhir):
+    # Its error was in the trace as any other, as if the execution had not been cancelled.
+    workflow = _workflow(clinic, fhir, {"start": "analyze", "nodes": [
+        node("analyze", "analyze_session", "sync"), node("sync", "ehr_sync")]})
+    fhir.fail_next(1, 422, delay_s=3)  # a refusal, after the cancel
+    seen = len(fhir.requests)
+    execution_id = _start(clinic, workflow, {"transcript": TRANSCRIPT})
+    fhir.wait_for_requests(seen + 1, timeout_s=60)
+    cancelled = clinic.call("POST", f"{BASE}/executions/{execution_id}/cancel")
+    assert cancelled.status_code == 200
+    body = clinic.wait_for(f"{BASE}/executions/{execution_id}",
+                           lambda b: b["execution_trace"][-1]["event"] != "start", timeout_s=30)
+    last = body["execution_trace"][-1]
+    assert (last["node_id"], last["event"]) == ("sync", "error")
+    assert last["error"].startswith("failed after the execution was cancelled: FHIR server")
+    assert body["status"] == "cancelled"

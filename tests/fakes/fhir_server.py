@@ -107,8 +107,8 @@ class FakeFhirServer:
         return f"http://127.0.0.1:{self._server.server_address[1]}/fhir"
 
     def fail_next(self, count: int = 1, status: int = 503,
-                  headers: dict[str, str] | None = None) -> None:
-        self._behaviours.extend([(status, 0.0, headers or {})] * count)
+                  headers: dict[str, str] | None = None, delay_s: float = 0.0) -> None:
+        self._behaviours.extend([(status, delay_s, headers or {})] * count)
 
     def delay_next(self, seconds: float) -> None:
         self._behaviours.append((None, seconds, {}))
