@@ -5,6 +5,7 @@ workers in burst mode."""
 from __future__ import annotations
 
 import os
+import signal
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -137,6 +138,16 @@ def auth(make_token, org):
 
 def bearer(token: str) -> dict:
     return {"Authorization": f"Bearer {token}"}
+
+
+@pytest.fixture(autouse=True)
+def _signal_handlers_restored():
+    """An in-process RQ worker installs its own SIGINT and SIGTERM handlers and leaves them in
+    place: Ctrl-C then asked a worker long gone to stop, and the suite ran on."""
+    saved = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
+    yield
+    for number, handler in saved.items():
+        signal.signal(number, handler)
 
 
 @pytest.fixture
