@@ -128,6 +128,8 @@ def test_ctrl_c_stops_bin_serve_and_everything_it_started(tmp_path: Path) -> Non
     assert "terminate called" not in log, log[-3000:]
     # gunicorn's control socket, one path (~/.gunicorn/gunicorn.ctl) for every instance.
     assert "Control socket listening" not in log
+    # bin/serve's own signal after the terminal's made rq's warm shutdown a cold one.
+    assert "cold shut down" not in log and "warm shut down requested" in log
     assert took < 15, (took, log[-3000:])
     assert code in (0, 130), log[-3000:]
 
