@@ -10,7 +10,9 @@ POST_VISIT = {
     "description": "Analyse the session transcript, have a clinician approve the note, then "
                    "send it to the EHR.",
     "definition": {"start": "analyze", "nodes": [
-        {"id": "analyze", "type": "analyze_session", "config": {}, "next": "review"},
+        # The session, when the input names it, gives the note its patient and visit date.
+        {"id": "analyze", "type": "analyze_session",
+         "config": {"session_id_path": "input.session_id"}, "next": "review"},
         {"id": "review", "type": "approval",
          "config": {"title": "Review the post-visit note before it goes to the EHR"},
          "next": "sync"},
@@ -24,7 +26,8 @@ INTAKE_TRIAGE = {
     "description": "Analyse an intake transcript; alert the clinic's webhook when the risk is "
                    "high or imminent.",
     "definition": {"start": "analyze", "nodes": [
-        {"id": "analyze", "type": "analyze_session", "config": {}, "next": "risk"},
+        {"id": "analyze", "type": "analyze_session",
+         "config": {"session_id_path": "input.session_id"}, "next": "risk"},
         {"id": "risk", "type": "condition", "config": {
             "when": {"path": "analyze.riskAssessment.level", "operator": "in",
                      "value": ["high", "imminent"]},

@@ -630,6 +630,33 @@ def test_ready_workflows_are_seeded_once(api, fast_app, org):
     assert names == ["Intake triage", "Post-visit documentation"]
 
 
+def test_the_ready_post_visit_workflow_files_the_note_under_the_sessions_patient(
+        api, drain, fhir, fast_app, org, make_token):
+    # It had no session_id_path: an input's session_id was ignored, the note went out as
+    # "Unidentified patient" dated when it was analysed.
+    from services.workflows.ready import seed_ready_workflows
+
+    with fast_app.app_context():
+        ready = next(w for w in seed_ready_workflows(org.id)
+                     if w.name == "Post-visit documentation")
+    session = fast_app.test_client().post(
+        "/api/therapy-sessions", headers=bearer(make_token(org, "admin")),
+        json={"patient_id": "pat-55", "provider_id": "prov-3",
+              "session_date": "2026-11-20T15:00:00Z"}).json
+    workflow = create(api, ready.definition, fhir_base_url=fhir.base_url)  # its definition
+    started = start(api, workflow, {"transcript": TRANSCRIPT, "session_id": session["id"]})
+    drain()
+    approval = api("GET", f"/executions/{started['id']}/approvals").json[0]
+    api("POST", f"/executions/{started['id']}/approvals/{approval['id']}",
+        json={"decision": "approve"})
+    api("POST", f"/executions/{started['id']}/resume")
+    drain()
+    assert execution(api, started["id"])["status"] == "completed"
+    encounter = fhir.bundles[0]["entry"][0]["resource"]
+    assert encounter["subject"] == {"identifier": {"system": "urn:cws:patient",
+                                                   "value": "pat-55"}}
+
+
 @pytest.mark.parametrize("url", ["http://169.254.169.254/fhir", "http://127.0.0.1:9/fhir",
                                  "http://[::1]/fhir", "https://user:pw@93.184.215.14/fhir"])
 def test_a_fhir_url_this_service_would_not_call_is_422_on_save(make_app, org, make_token, url):

@@ -10,7 +10,6 @@ import subprocess
 from tests.e2e.service import PROJECT_ROOT, Service
 
 
-
 def first_calls() -> str:
     """The bash blocks of the README's "First calls" section, in order."""
     readme = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
