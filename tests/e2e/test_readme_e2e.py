@@ -1,5 +1,6 @@
-"""The README's first calls, copied from the README and run as written (only the address is
-the test service's): the newcomer's path must work top to bottom."""
+"""The README's first calls, copied from the README and run as written (the test service's
+PORT in the environment, as a newcomer who started ./bin/serve on another port exports it):
+the newcomer's path must work top to bottom."""
 
 from __future__ import annotations
 
