@@ -30,7 +30,7 @@ from models.sessions import TherapySession
 from models.workflows import AgentWorkflow, EhrSync
 from services.errors import Unprocessable
 from services.outbound.addresses import AddressRefused, check_destination
-from services.retry_after import parse_retry_after
+from services.retry_after import MAX_RETRY_AFTER_S, parse_retry_after
 from services.workflows.conditions import MISSING, lookup
 from services.workflows.nodes import NodeContext, NodeError, TransientNodeError
 
@@ -307,6 +307,10 @@ def sync_execution(config: Mapping[str, Any], context: NodeContext) -> dict[str,
         response = requests.post(target.rstrip("/"), data=json.dumps(bundle),
                                  headers={"Content-Type": FHIR_JSON, "Accept": FHIR_JSON},
                                  timeout=FHIR_TIMEOUT_S, allow_redirects=False)
+    except requests.Timeout as exc:
+        error = f"FHIR server did not answer within {FHIR_TIMEOUT_S} s"
+        _update(context.execution_id, status="pending", last_error=error)
+        raise TransientNodeError(error) from exc
     except requests.RequestException as exc:
         error = f"FHIR server unreachable: {type(exc).__name__}"
         _update(context.execution_id, status="pending", last_error=error)
@@ -315,6 +319,7 @@ def sync_execution(config: Mapping[str, Any], context: NodeContext) -> dict[str,
         error = f"FHIR server answered {response.status_code}"
         retry_after = parse_retry_after(response.headers.get("Retry-After"))
         if retry_after:
+            retry_after = min(retry_after, MAX_RETRY_AFTER_S)  # the wait the retry will have
             error += f" and asked for a retry after {retry_after:.0f} s"
         _update(context.execution_id, status="pending", last_error=error)
         raise TransientNodeError(error, retry_after)

@@ -744,6 +744,18 @@ def test_a_workflows_analysis_of_a_session_can_be_asked_for_by_its_source(
     assert client.get(path, headers=headers, query_string={"source": "api"}).status_code == 404
 
 
+def test_a_fhir_servers_long_retry_after_is_told_as_the_wait_it_gets(api, drain, fhir):
+    # "asked for a retry after 200000 s": the wait is capped at a day.
+    workflow = create(api, {"start": "analyze", "nodes": [
+        node("analyze", "analyze_session", "sync"), node("sync", "ehr_sync")]},
+        fhir_base_url=fhir.base_url)
+    fhir.fail_next(1, status=503, headers={"Retry-After": "200000"})
+    waiting = start(api, workflow, {"transcript": TRANSCRIPT})
+    drain()
+    sync = api("GET", f"/executions/{waiting['id']}/sync-status").json
+    assert sync["last_error"] == "FHIR server answered 503 and asked for a retry after 86400 s"
+
+
 def test_a_sync_that_can_no_longer_happen_is_failed_saying_why(api, drain, fhir):
     """Cancelled while the sync waited for its retry, it said `pending` for good; cancelled
     before the sync node ran, `not_configured` (as if no FHIR server were set)."""
