@@ -3097,3 +3097,19 @@ def test_an_attempt_within_the_last_hours_is_imminent(text):
 ])
 def test_an_attempt_long_ago_stays_high(text):
     assert detect_crisis(f"Patient: {text}").level == "high"
+
+
+@pytest.mark.parametrize("text", [
+    # "last time" alone was a farewell: every mention of the previous visit went to review.
+    "Since last time I have been sleeping only four hours.",
+    "Since the last time we met I've been sleeping better.",
+    "Last time I saw her she was fine.",
+])
+def test_the_last_time_of_before_is_no_farewell(text):
+    assessment = detect_crisis(f"Patient: {text}")
+    assert assessment.level is None and not assessment.review
+
+
+def test_a_last_time_to_come_is_still_a_farewell():
+    text = "At the party I hugged everyone like it was the last time I'd see them."
+    assert [s.kind for s in detect_crisis(f"Patient: {text}").review] == ["farewell"]
