@@ -3113,3 +3113,20 @@ def test_the_last_time_of_before_is_no_farewell(text):
 def test_a_last_time_to_come_is_still_a_farewell():
     text = "At the party I hugged everyone like it was the last time I'd see them."
     assert [s.kind for s in detect_crisis(f"Patient: {text}").review] == ["farewell"]
+
+
+@pytest.mark.parametrize("text", [
+    # "finish it tonight" of a piece of work was intent with a time: imminent.
+    "Work deadlines are brutal; I'm going to finish it tonight no matter what.",
+    "My thesis is due Friday. I'm going to finish it tonight.",
+])
+def test_finishing_a_piece_of_work_is_no_intent(text):
+    assert detect_crisis(f"Patient: {text}").level is None
+
+
+@pytest.mark.parametrize("text", [
+    "I can't take work any more, I'm going to finish it tonight.",
+    "I've got the pills saved. I'm going to finish it tonight.",
+])
+def test_finishing_it_with_no_work_named_is_still_intent(text):
+    assert detect_crisis(f"Patient: {text}").level == "imminent"

@@ -314,6 +314,30 @@ def _done_with_something(sentence: Sentence, act: Mention) -> bool:
         after[0].endswith("ing") and after[1] in _DONE_DOING_WHAT
 
 
+# A piece of work the patient is finishing: "Work deadlines are brutal; I'm going to finish it
+# tonight" names what "it" is. ("work" and "job" alone do not: "I can't take work any more,
+# I'll finish it tonight" may mean the patient's life.)
+_TASKS = frozenset({
+    "deadline", "deadlines", "project", "projects", "paper", "papers", "essay", "essays",
+    "report", "reports", "thesis", "dissertation", "assignment", "assignments", "homework",
+    "coursework", "task", "tasks", "chapter", "book", "novel", "puzzle", "painting", "exam",
+    "presentation", "proposal", "draft", "application", "taxes", "spreadsheet", "renovation",
+    "quilt", "sweater", "scarf", "season", "series", "episode", "game", "level", "course",
+    "marathon", "race", "shift", "degree", "semester"})
+
+
+def _finishes_a_task(sentences: list[Sentence], index: int, act: Mention) -> bool:
+    """Whether "finish it" (or "finish this") takes its object from a piece of work the turn
+    names before it, in this sentence or the one before."""
+    sentence = sentences[index]
+    if sentence.words[act.start - sentence.offset] != "finish":
+        return False
+    before = sentence.words[:act.start - sentence.offset]
+    if index > 0:
+        before = sentences[index - 1].words + before
+    return bool(_TASKS.intersection(before))
+
+
 # The act that ends a sentence naming its place first ("… up to the roof and jumping").
 _LEAPS = frozenset({"jump", "leap"})
 
@@ -694,7 +718,7 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
         if act is None and "act_pronoun" in own and (
             context or window & _SUICIDAL or "commitment" in window
             or ("intent" in own and timed) or (timed and window & {"means", "method"})
-        ):
+        ) and not _finishes_a_task(sentences, index, first["act_pronoun"]):
             act = first["act_pronoun"]
         bare = next((m for m in concepts if m.concept == "method_weak"
                      and m.end == sentence.offset + len(sentence.words)), None)
