@@ -12,9 +12,10 @@ from models.voice import (
     VoiceCall,
     VoiceTranscriptEntry,
 )
+from services.analysis import crisis
 from services.errors import NotFound
 from services.usage import record_usage
-from services.voice import events
+from services.voice import events, messages
 
 EXCERPT_ENTRIES = 12
 MS_PER_MINUTE = 60_000
@@ -36,6 +37,18 @@ def screener_results(call: VoiceCall) -> list[ScreenerResult]:
                 .order_by(ScreenerResult.completed_at, ScreenerResult.screener))
 
 
+def review_cues(entries: list[VoiceTranscriptEntry]) -> list[str]:
+    """Softer cues in the caller's words that a clinician should follow up (being a burden,
+    goodbyes, giving things away, hopelessness): the analysis's review tier. They open no
+    escalation on a call; the packet lists them, quoted, so that they are not lost."""
+    said = [" ".join(e.text.split()) for e in entries
+            if e.role not in messages.NOT_CALLER_ROLES]  # read as the crisis check reads them
+    if not said:
+        return []
+    return [cue.factor for cue in
+            crisis.detect_crisis("\n".join(f"Patient: {text}" for text in said)).review]
+
+
 def build_content(call: VoiceCall) -> dict:
     entries = transcript_entries(call)
     escalation = Escalation.get_or_none(Escalation.call == call.id)
@@ -53,7 +66,7 @@ def build_content(call: VoiceCall) -> dict:
                        "completed_at": iso(r.completed_at)}
                       for r in screener_results(call) if r.completed_at],
         # As on the call: null until a signal raises it (no crisis signal is not an assessment).
-        "risk": {"risk_band": call.risk_band,
+        "risk": {"risk_band": call.risk_band, "review": review_cues(entries),
                  "escalation": None if escalation is None else {
                      "escalation_id": escalation.id, "risk_band": escalation.risk_band,
                      "source": escalation.source, "reason": escalation.reason,

@@ -1064,6 +1064,25 @@ def test_the_packet_quotes_the_callers_line_that_escalated(client, auth, deploym
     assert f'"{said}"' in packet["content"]["risk"]["escalation"]["reason"]
 
 
+def test_the_packet_lists_the_callers_review_cues(client, auth, deployment, receiver,
+                                                  run_worker):
+    # "A burden" on a call opened nothing and was recorded nowhere: no escalation (right: it
+    # is a cue to follow up), and nothing in the packet either.
+    call = Call("call-review")
+    post(client, call.status("in-progress", 0))
+    post(client, call.said("user", "Everyone would be better off without me, I'm just a "
+                                   "burden to them.", 1))
+    post(client, call.said("assistant", "You won't be a burden to us.", 2))
+    post(client, call.status("ended", 10))
+    state = _state(client, auth, "call-review")
+    assert state["risk_band"] is None and state["escalation_id"] is None
+    packet = client.get(f"/api/voice/intake-summaries/{state['summary_id']}", headers=auth)
+    review = packet.json["content"]["risk"]["review"]
+    assert len(review) == 1 and "burden" in review[0] and "better off without me" in review[0]
+    drain(run_worker)
+    assert "intake.crisis.detected" not in [e["event"] for e in events_received(receiver)]
+
+
 def test_a_bare_tool_call_object_and_a_number_without_plus_are_still_read(client, auth,
                                                                           deployment):
     call = Call("call-bare", line=LINE_NUMBER.lstrip("+"))
