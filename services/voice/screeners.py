@@ -42,7 +42,9 @@ class ScreenerError(ValueError):
 def get(name: object) -> Screener:
     key = str(name or "").strip().lower().replace("-", "")
     if key not in SCREENERS:
-        raise ScreenerError(f"unknown screener {name!r}; use one of {', '.join(SCREENERS)}")
+        # No name at all is what arguments that are not a JSON object come to.
+        said = f"unknown screener {name!r}" if key else "no screener named"
+        raise ScreenerError(f"{said}; use one of {', '.join(SCREENERS)}")
     return SCREENERS[key]
 
 
@@ -59,8 +61,9 @@ def total(screener: Screener, answers: dict[int, int]) -> tuple[int, str]:
     """Score and band of a complete answer set (every item answered)."""
     missing = [i for i in range(1, screener.items + 1) if i not in answers]
     if missing:
-        raise ScreenerError(f"{screener.name} is incomplete: items "
-                            f"{', '.join(map(str, missing))} are not answered")
+        raise ScreenerError(f"{screener.name} is incomplete: "
+                            + (f"item {missing[0]} is" if len(missing) == 1 else
+                               f"items {', '.join(map(str, missing))} are") + " not answered")
     score = sum(answers[i] for i in range(1, screener.items + 1))
     return score, screener.severity(score)
 

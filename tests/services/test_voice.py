@@ -88,3 +88,14 @@ def test_an_answer_that_is_no_whole_number_is_for_the_assistant_to_correct(answe
     with pytest.raises(screeners.ScreenerError):
         screeners.check_item(screeners.get("phq9"), 1, answer)
     assert screeners.check_item(screeners.get("phq9"), "1", " 2 ") == (1, 2)
+
+
+def test_refusals_are_read_back_in_plain_words():
+    # "unknown screener None" (arguments that were no JSON object); "items 9 are not answered".
+    with pytest.raises(screeners.ScreenerError, match=r"^no screener named; use one of"):
+        screeners.get(None)
+    phq9 = screeners.get("phq9")
+    with pytest.raises(screeners.ScreenerError, match=r"item 9 is not answered$"):
+        screeners.total(phq9, {i: 0 for i in range(1, 9)})
+    with pytest.raises(screeners.ScreenerError, match=r"items 8, 9 are not answered$"):
+        screeners.total(phq9, {i: 0 for i in range(1, 8)})
