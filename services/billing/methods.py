@@ -11,6 +11,7 @@ re-reads the state it changes once it has it."""
 
 from __future__ import annotations
 
+import logging
 import time
 import uuid
 from collections.abc import Iterator, Mapping
@@ -32,6 +33,8 @@ from services.tenancy import get_owned
 LEASE = timedelta(minutes=5)
 WAIT_FOR_TURN_S = 20.0
 _POLL_S = 0.05
+
+logger = logging.getLogger(__name__)
 
 
 @contextmanager
@@ -158,23 +161,32 @@ def make_default(organization_id: str, method_id: str, config: Mapping[str, Any]
 
 def remove_method(organization_id: str, method_id: str, config: Mapping[str, Any]) -> None:
     """Detach at the processor, then forget it; the oldest remaining one becomes the default
-    when the default goes."""
+    when the default goes. Once detached, the card is gone at the processor, so it goes here
+    too: if the processor then refuses the new default, no card is the default (here, nor
+    usable there) until the clinic chooses one, rather than a 502 that left the detached card
+    listed here as the default."""
     get_method(organization_id, method_id)
     client = processor.client(config)
     with _one_change_at_a_time(organization_id):
         method = get_method(organization_id, method_id)  # it may have gone meanwhile
         try:
             _detach(client, method.processor_id)
-            successor = None
-            if method.is_default:
-                successor = list_methods(organization_id).where(
-                    PaymentMethod.id != method.id).first()
-                customer = processor.customer_id(Organization.get_by_id(organization_id))
-                if customer:
-                    _set_default_at_processor(client, customer,
-                                              successor.processor_id if successor else None)
         except stripe.StripeError as error:
             raise processor.upstream_error(error) from error
+        successor = None
+        if method.is_default:
+            successor = list_methods(organization_id).where(
+                PaymentMethod.id != method.id).first()
+            customer = processor.customer_id(Organization.get_by_id(organization_id))
+            if customer:
+                try:
+                    _set_default_at_processor(client, customer,
+                                              successor.processor_id if successor else None)
+                except stripe.StripeError as error:
+                    logger.warning("payment method removed; the processor refused the next "
+                                   "default (%s): none is the default now",
+                                   type(error).__name__)
+                    successor = None
         with db.atomic():
             method.delete_instance()
             if method.is_default:

@@ -213,6 +213,25 @@ def test_a_processor_500_on_a_detach_does_not_stick(billing, fake_stripe):
     assert fake_stripe.payment_methods["pm_card_visa"]["customer"] is None
 
 
+def test_a_new_default_the_processor_refuses_after_a_detach_leaves_none(billing,
+                                                                        fake_stripe):
+    # 502, with the card detached at the processor and still listed here as the default.
+    client, headers, clinic = billing
+    first = _add(client, headers).json
+    second = _add(client, headers, "pm_card_mc").json
+    customer_id = Organization.get_by_id(clinic.id).settings["billing"]["customer_id"]
+    fake_stripe.fail_next(*SERVER_ERROR, path=f"/v1/customers/{customer_id}")
+    assert client.delete(f"{PATH}/{first['id']}", headers=headers).status_code == 204
+    assert fake_stripe.payment_methods["pm_card_visa"]["customer"] is None
+    listed = client.get(PATH, headers=headers).json
+    assert [(m["id"], m["is_default"]) for m in listed] == [(second["id"], False)]
+    customer = fake_stripe.customers[customer_id]
+    assert customer["invoice_settings"]["default_payment_method"] != "pm_card_mc"
+    chosen = client.post(f"{PATH}/{second['id']}/default", headers=headers)
+    assert chosen.status_code == 200 and chosen.json["is_default"]
+    assert customer["invoice_settings"]["default_payment_method"] == "pm_card_mc"
+
+
 def test_a_detach_whose_answer_was_lost_counts_as_done(billing, fake_stripe):
     client, headers, _ = billing
     method = _add(client, headers).json
