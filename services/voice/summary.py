@@ -51,6 +51,7 @@ def review_cues(entries: list[VoiceTranscriptEntry]) -> list[str]:
 
 def build_content(call: VoiceCall) -> dict:
     entries = transcript_entries(call)
+    results = screener_results(call)
     escalation = Escalation.get_or_none(Escalation.call == call.id)
     report = call.report or {}
     return {
@@ -64,7 +65,13 @@ def build_content(call: VoiceCall) -> dict:
         "details": call.details,
         "screeners": [{"screener": r.screener, "score": r.score, "severity": r.severity,
                        "completed_at": iso(r.completed_at)}
-                      for r in screener_results(call) if r.completed_at],
+                      for r in results if r.completed_at],
+        # Begun and not submitted (the call ended, the caller stopped): the answers given, so
+        # that a clinician sees them (a PHQ-9 item 9 among them), by item number.
+        "screeners_incomplete": [
+            {"screener": r.screener,
+             "answers": {item: r.answers[item] for item in sorted(r.answers, key=int)}}
+            for r in results if not r.completed_at and r.answers],
         # As on the call: null until a signal raises it (no crisis signal is not an assessment).
         "risk": {"risk_band": call.risk_band, "review": review_cues(entries),
                  "escalation": None if escalation is None else {

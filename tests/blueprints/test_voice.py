@@ -1083,6 +1083,22 @@ def test_the_packet_lists_the_callers_review_cues(client, auth, deployment, rece
     assert "intake.crisis.detected" not in [e["event"] for e in events_received(receiver)]
 
 
+def test_the_packet_shows_the_answers_of_a_screener_left_unfinished(client, auth, deployment):
+    # Only "item 9 answered above 0" was in it: the answers given were nowhere.
+    call = Call("call-unfinished")
+    post(client, call.status("in-progress", 0))
+    for offset, (item, score) in enumerate([(1, 2), (9, 2)], start=1):
+        _tool_answer(client, call, offset, f"t{offset}", "record_screener_answer",
+                     {"screener": "phq9", "item": item, "score": score})
+    post(client, call.status("ended", 10))
+    summary_id = _state(client, auth, "call-unfinished")["summary_id"]
+    content = client.get(f"/api/voice/intake-summaries/{summary_id}", headers=auth).json[
+        "content"]
+    assert content["screeners"] == []
+    assert content["screeners_incomplete"] == [{"screener": "phq9",
+                                                "answers": {"1": 2, "9": 2}}]
+
+
 def test_a_bare_tool_call_object_and_a_number_without_plus_are_still_read(client, auth,
                                                                           deployment):
     call = Call("call-bare", line=LINE_NUMBER.lstrip("+"))
