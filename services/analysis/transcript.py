@@ -15,6 +15,9 @@ from dataclasses import dataclass
 ROLE_CLINICIAN = "clinician"
 ROLE_PATIENT = "patient"
 ROLE_NOTE = "note"
+# A family member or partner in the room: their words are read as the patient's are (missing
+# risk is worse), and what they tell of "he" or "she" is read as told of the patient too.
+ROLE_COLLATERAL = "collateral"
 # Negation only reaches this many words back, so an unrelated "no" early in a long clause
 # ("no, honestly, lately I ...") does not cancel a disclosure.
 NEGATION_WINDOW_WORDS = 8
@@ -75,6 +78,15 @@ _CLINICIAN_WORDS = frozenset(
 )
 _CLINICIAN_TITLES = frozenset({"dr", "doctor", "nurse", "therapist", "counselor", "counsellor"})
 _PATIENT_WORDS = frozenset({"patient", "client", "pt", "p", "c", "member", "consumer"})
+_COLLATERAL_WORDS = frozenset(
+    {
+        "mother", "mom", "mum", "mommy", "mama", "father", "dad", "daddy", "papa", "parent",
+        "parents", "guardian", "stepmother", "stepfather", "stepmom", "stepdad", "grandmother",
+        "grandfather", "grandma", "grandpa", "granny", "aunt", "uncle", "partner", "wife",
+        "husband", "spouse", "boyfriend", "girlfriend", "fiance", "fiancee", "caregiver",
+        "carer", "family", "foster",
+    }
+)
 _NOTE_HEADINGS = frozenset(
     {
         "note", "notes", "subjective", "objective", "assessment", "plan", "hpi", "history",
@@ -99,6 +111,8 @@ def _classify_label(label: str) -> str | None:
         return ROLE_CLINICIAN
     if norm in _PATIENT_WORDS or words[0] in _PATIENT_WORDS:
         return ROLE_PATIENT
+    if words[0] in _COLLATERAL_WORDS:
+        return ROLE_COLLATERAL
     if norm in _NOTE_HEADINGS:
         return ROLE_NOTE
     if _SPEAKER_NUMBER_RE.match(label.strip()):

@@ -20,6 +20,7 @@ from services.analysis.crisis import (
 )
 from services.analysis.transcript import (
     ROLE_CLINICIAN,
+    ROLE_COLLATERAL,
     ROLE_NOTE,
     ROLE_PATIENT,
     is_negated,
@@ -493,7 +494,7 @@ def test_split_turns_assigns_roles():
     )
     turns = split_turns(transcript)
     assert [turn.role for turn in turns] == [
-        ROLE_NOTE, ROLE_CLINICIAN, ROLE_PATIENT, ROLE_CLINICIAN, ROLE_PATIENT, ROLE_NOTE,
+        ROLE_NOTE, ROLE_CLINICIAN, ROLE_PATIENT, ROLE_CLINICIAN, ROLE_COLLATERAL, ROLE_NOTE,
     ]
     assert turns[2].text == "Fine.\nIt was a long week."
     assert turns[5].text == "Plan: follow up in 2 weeks.\nAt 3:00 I woke up."
@@ -3130,3 +3131,29 @@ def test_finishing_a_piece_of_work_is_no_intent(text):
 ])
 def test_finishing_it_with_no_work_named_is_still_intent(text):
     assert detect_crisis(f"Patient: {text}").level == "imminent"
+
+
+
+@pytest.mark.parametrize("transcript, level", [
+    # A parent's report of the patient's suicidal talk was `low` (read as about someone else).
+    ("Parent: Last night he told me he wants to kill himself and he's been looking up how "
+     "many pills it takes.\nPatient: Whatever. I don't want to talk about it.", "imminent"),
+    ("Clinician: How has she been?\nMom: She said she doesn't want to be here anymore.",
+     "high"),
+    ("Partner (Dan): He keeps saying we'd be better off without him. He bought a rope last "
+     "week.", "imminent"),
+])
+def test_a_family_members_report_of_the_patient_counts(transcript, level):
+    assessment = detect_crisis(transcript)
+    assert assessment.level == level
+    assert all("as a family member or partner told it" in s.factor
+               for s in assessment.signals)
+
+
+@pytest.mark.parametrize("transcript", [
+    "Mother: My brother killed himself ten years ago, so I worry.",
+    "Mom: He's doing much better, he's back at school and sleeping well.",
+    "Dad: She failed her exam and said it was killing her.",
+])
+def test_what_a_family_member_tells_of_someone_else_or_of_a_good_week_is_no_signal(transcript):
+    assert detect_crisis(transcript).level is None

@@ -34,6 +34,8 @@ A kind is reported once; when both readers find it, the more severe reading wins
 
 from __future__ import annotations
 
+import re
+
 from services.analysis.crisis import assertion, concepts, reader
 from services.analysis.crisis import model_reader as language_model
 from services.analysis.crisis.phrases import scan_phrases
@@ -65,6 +67,7 @@ from services.analysis.crisis.signals import (
 from services.analysis.shape import RISK_LEVELS
 from services.analysis.transcript import (
     ROLE_CLINICIAN,
+    ROLE_COLLATERAL,
     Turn,
     normalize_text,
     split_turns,
@@ -177,6 +180,14 @@ def assess_turns(turns: list[Turn], *, trained_reader: bool = True, model_reader
             held = found.get(finding.kind)
             if held is None or (held.level == HIGH and level == IMMINENT):
                 found[finding.kind] = signal
+    for turn in turns:
+        if turn.role != ROLE_COLLATERAL:
+            continue
+        for kind, level in _told_of_the_patient(turn.text):
+            held = found.get(kind)
+            if held is None or (held.level == HIGH and level == IMMINENT):
+                found[kind] = CrisisSignal(kind, statement_factor(
+                    kind, _quote(turn.text), ", as a family member or partner told it"), level)
     phrase_assessment, raised_by_turn = scan_phrases(phrase_turns)
     # Turns only the phrase patterns raised, doubted as a concept finding is (``_doubted``).
     doubted = [index for index in phrase_doubts if index in raised_by_turn
@@ -325,6 +336,38 @@ def _first_read_as_risk(turns: list[Turn], readings: dict[int, list[Sentence]], 
             # Intent with a time ("I'm going home to Jesus on Sunday"): imminent.
             return _risk_statement(text, timed=concepts.time_to_come(sentences))
     return None
+
+
+# What a family member or partner says of "he" or "she" is read as said of the patient ("Last
+# night he told me he wants to kill himself"): the pronouns are read as the patient's own, in
+# the sentences that name no one else ("my brother killed himself" stays the brother's).
+_THIRD_PERSON = {"he": "I", "she": "I", "him": "me", "her": "my", "his": "my",
+                 "himself": "myself", "herself": "myself", "he's": "I'm", "she's": "I'm",
+                 "he'd": "I'd", "she'd": "I'd", "he'll": "I'll", "she'll": "I'll"}
+_THIRD_PERSON_RE = re.compile(r"\b(?:" + "|".join(map(re.escape, _THIRD_PERSON)) + r")\b",
+                              re.IGNORECASE)
+_SOMEONE_ELSE_RE = re.compile(
+    r"\b(?:my|our|his|her|their|a|an)\s+(?:brother|sister|husband|wife|dad|father|mom|mum|"
+    r"mother|friend|uncle|aunt|cousin|boss|neighbou?r|grand\w+|partner|boyfriend|girlfriend|"
+    r"ex|colleague|coworker|co-worker|teacher|patient|client)\b", re.IGNORECASE)
+_SENTENCE_RE = re.compile(r"[^.!?\n]+[.!?]*")
+
+
+def _told_of_the_patient(text: str) -> list[tuple[str, str]]:
+    """(kind, level) of what a family member's turn tells of the patient in the third person,
+    read as if the patient said it (the lexicons, not the trained readers, which were not
+    trained on such rewording)."""
+    shifted = "".join(
+        sentence if _SOMEONE_ELSE_RE.search(sentence) else _THIRD_PERSON_RE.sub(
+            lambda m: _THIRD_PERSON[m.group(0).lower()], sentence)
+        for sentence in _SENTENCE_RE.findall(text))
+    if shifted == text:
+        return []
+    sentences = read_turn(shifted)
+    if assertion.turn_is_resolved(sentences):
+        return []
+    return [(f.kind, IMMINENT if f.imminent or f.kind == INTENT else HIGH)
+            for f in concepts.find_in(sentences, MAX_QUOTE_WORDS) if f.kind != concepts.REVIEW]
 
 
 def _quote(text: str) -> str:

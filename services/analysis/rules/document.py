@@ -8,11 +8,18 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from services.analysis.transcript import ROLE_CLINICIAN, ROLE_NOTE, ROLE_PATIENT, Turn, is_negated
+from services.analysis.transcript import (
+    ROLE_CLINICIAN,
+    ROLE_COLLATERAL,
+    ROLE_NOTE,
+    ROLE_PATIENT,
+    Turn,
+    is_negated,
+)
 
-PATIENT_SIDE = frozenset({ROLE_PATIENT, ROLE_NOTE})
+PATIENT_SIDE = frozenset({ROLE_PATIENT, ROLE_NOTE, ROLE_COLLATERAL})
 CLINICIAN_SIDE = frozenset({ROLE_CLINICIAN, ROLE_NOTE})
-ALL_ROLES = frozenset({ROLE_PATIENT, ROLE_NOTE, ROLE_CLINICIAN})
+ALL_ROLES = frozenset({ROLE_PATIENT, ROLE_NOTE, ROLE_CLINICIAN, ROLE_COLLATERAL})
 
 ASSIGNEE_PATIENT = "patient"
 
