@@ -3157,3 +3157,33 @@ def test_a_family_members_report_of_the_patient_counts(transcript, level):
 ])
 def test_what_a_family_member_tells_of_someone_else_or_of_a_good_week_is_no_signal(transcript):
     assert detect_crisis(transcript).level is None
+
+
+@pytest.mark.parametrize("transcript", [
+    # A grieving widow's wish "to be with him", taken back at once, was `high`: a wish to be
+    # dead with an urgent safety-plan task.
+    "Patient: Sometimes I just want to be with him. Oh, not like that. I'm not going to do "
+    "anything. I mean I miss him.",
+    "Patient: Sometimes I just want to be with him.\nClinician: Can you say more about that?\n"
+    "Patient: Oh, not like that. I'm not going to do anything. I mean I miss him.",
+])
+def test_a_wish_taken_back_at_once_goes_to_review(transcript):
+    assessment = detect_crisis(transcript)
+    assert assessment.level is None
+    assert [cue.kind for cue in assessment.review] == ["taken_back"]
+
+
+@pytest.mark.parametrize("transcript", [
+    "Patient: I wish I were dead. Not like that, I mean I'd never do it, but yes, I wish it.",
+    "Patient: Sometimes I just want to be with him.\nClinician: Can you say more about that?\n"
+    "Patient: Yes. I think about the pills in the cabinet.",
+])
+def test_a_wish_kept_or_followed_by_more_is_still_raised(transcript):
+    assert detect_crisis(transcript).level == "high"
+
+
+def test_no_not_like_that_to_a_question_about_acting_keeps_the_wish():
+    transcript = ("Client: Sometimes I wish I could go to sleep and not wake up.\n"
+                  "Counselor: Have you had thoughts about actually ending your life?\n"
+                  "Client: No, not like that. I couldn't do that to my mom.")
+    assert detect_crisis(transcript).level == "high"

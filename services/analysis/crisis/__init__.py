@@ -85,6 +85,7 @@ __all__ = [
 
 ORDINARY_CUE = "plan_or_means"
 DOUBTED_CUE = "doubted"
+TAKEN_BACK_CUE = "taken_back"
 REVIEW_FACTORS = {
     "burden": "Needs review: patient described being a burden",
     "farewell": "Needs review: patient said goodbyes or gave things away",
@@ -93,6 +94,7 @@ REVIEW_FACTORS = {
                   "talk",
     DOUBTED_CUE: "Needs review: patient named risk that every trained reader reads as past, "
                  "someone else's, asked about or joked",
+    TAKEN_BACK_CUE: "Needs review: patient voiced a wish to be dead and took it back at once",
 }
 # Below these, the language models (DOUBT_BELOW, both) and the word reader read a turn as no
 # current risk: beside a modifier the rules did not scope, a finding is doubted (sent to
@@ -136,6 +138,7 @@ def assess_turns(turns: list[Turn], *, trained_reader: bool = True, model_reader
     score = language_model.TurnScores() if model_reader else None
     # The trained readers may send a turn to review only with both of them at hand.
     doubting = trained_reader and score is not None
+    wish_turn: int | None = None  # a turn whose only finding is a wish, until the next one
     for index, turn in enumerate(turns):
         if turn.role == ROLE_CLINICIAN:
             phrase_turns.append(turn)
@@ -169,6 +172,20 @@ def assess_turns(turns: list[Turn], *, trained_reader: bool = True, model_reader
             if doubting and not crisis_found and language_model.reads(sentences) and \
                     _may_doubt(turn, sentences):
                 phrase_doubts.append(index)
+        kinds = {f.kind for f in findings if f.kind != concepts.REVIEW}
+        if wish_turn is not None and not kinds and _taken_back_within(turn.text) and \
+                not _asks_about_acting(turns[wish_turn + 1:index]):
+            # "Sometimes I just want to be with him." … "Oh, not like that. I mean I miss
+            # him.": a wish taken back at once is for a clinician to ask about (review).
+            _take_back(turns, wish_turn, found, review, phrase_turns, readings)
+        wish_turn = None
+        if kinds == {WISH_TO_BE_DEAD} and WISH_TO_BE_DEAD not in found:
+            if _taken_back_within(turn.text):
+                _send_to_review(review, TAKEN_BACK_CUE, _quote(turn.text))
+                phrase_turns[index] = Turn(turn.role, "")
+                readings.pop(index, None)
+                continue
+            wish_turn = index
         for finding in findings:
             if finding.kind == concepts.REVIEW:
                 _send_to_review(review, finding.cue, finding.quote)
@@ -368,6 +385,44 @@ def _told_of_the_patient(text: str) -> list[tuple[str, str]]:
         return []
     return [(f.kind, IMMINENT if f.imminent or f.kind == INTENT else HIGH)
             for f in concepts.find_in(sentences, MAX_QUOTE_WORDS) if f.kind != concepts.REVIEW]
+
+
+# A wish to be dead taken back in the words that follow it: "not like that", "I didn't mean
+# it that way".
+_TAKEN_BACK = re.compile(
+    r"\b(?:not\s+like\s+that|not\s+in\s+that\s+way|not\s+that\s+way|(?:don'?t|do\s+not|"
+    r"didn'?t|did\s+not)\s+mean\s+(?:it\s+)?(?:like\s+that|that\s+way|that))\b", re.IGNORECASE)
+
+
+def _taken_back_within(text: str) -> bool:
+    """A retraction in the turn of the wish, with no "but" after it ("Not like that, I'd
+    never do it, but yes, I wish it" keeps the wish)."""
+    taken = _TAKEN_BACK.search(text)
+    return taken is not None and not re.search(r"\bbut\b", text[taken.end():], re.IGNORECASE)
+
+
+# A clinician's question about acting on it ("have you had thoughts about actually ending your
+# life?"): "No, not like that" then answers it, and the wish before it stands.
+_ASKS_ABOUT_ACTING = re.compile(
+    r"\b(?:end(?:ing)?\s+your\s+life|kill(?:ing)?\s+yourself|suicid\w*|act(?:ing)?\s+on|"
+    r"hurt(?:ing)?\s+yourself|harm(?:ing)?\s+yourself|do\s+(?:anything|something)|plan\w*|"
+    r"take\s+your\s+(?:own\s+)?life)\b", re.IGNORECASE)
+
+
+def _asks_about_acting(between: list[Turn]) -> bool:
+    return any(turn.role == ROLE_CLINICIAN and _ASKS_ABOUT_ACTING.search(turn.text)
+               for turn in between)
+
+
+def _take_back(turns: list[Turn], index: int, found: dict[str, CrisisSignal],
+               review: dict[str, CrisisSignal], phrase_turns: list[Turn],
+               readings: dict[int, list[Sentence]]) -> None:
+    """Send turn ``index``'s wish to review: no signal of it, nor of the phrase patterns or
+    the trained readers, which would read the turn again."""
+    found.pop(WISH_TO_BE_DEAD, None)
+    _send_to_review(review, TAKEN_BACK_CUE, _quote(turns[index].text))
+    phrase_turns[index] = Turn(turns[index].role, "")
+    readings.pop(index, None)
 
 
 def _quote(text: str) -> str:
