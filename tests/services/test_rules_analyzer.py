@@ -585,3 +585,22 @@ def test_maximum_size_transcript():
     result = analyze_transcript(transcript)
     _assert_shape(result)
     assert result["riskAssessment"]["level"] == "imminent"
+
+
+def test_a_relapse_prevention_plan_and_a_thought_to_catch_are_no_findings():
+    # A termination session: "relapse prevention plan" was reported as drug use or relapse
+    # (with AUDIT/DAST screening recommended), the "I'm a failure" thoughts the patient learnt
+    # to catch as worthlessness and a burden (moderate risk).
+    result = analyze_transcript(
+        "Clinician: What helped most?\n"
+        "Patient: Learning to catch the \"I'm a failure\" thoughts, and the gym.\n"
+        "Clinician: And if the old signs come back?\n"
+        "Patient: Pull out my relapse prevention plan and call you to book a booster.")
+    assert result["riskAssessment"]["level"] == "low"
+    findings = " ".join(result["clinicalFindings"] + result["recommendations"]).lower()
+    assert "substance" not in findings and "audit" not in findings
+
+
+def test_relapse_told_is_still_a_finding():
+    result = analyze_transcript("Clinician: How was the week?\nPatient: I relapsed on Saturday.")
+    assert "Substance use: drug use or relapse reported" in result["clinicalFindings"]

@@ -338,6 +338,17 @@ def _finishes_a_task(sentences: list[Sentence], index: int, act: Mention) -> boo
     return bool(_TASKS.intersection(before))
 
 
+# A cue named as a thought to work on, not said of oneself: "learning to catch the 'I'm a
+# failure' thoughts", "the 'I'm a burden' belief".
+_THOUGHT_WORDS = frozenset({"thought", "thoughts", "thinking", "belief", "beliefs", "story",
+                            "stories", "voice", "voices", "mantra"})
+
+
+def _a_thought_named(sentence: Sentence, mention: Mention) -> bool:
+    after = sentence.words[mention.end - sentence.offset:mention.end - sentence.offset + 1]
+    return bool(after) and after[0] in _THOUGHT_WORDS
+
+
 # The act that ends a sentence naming its place first ("… up to the roof and jumping").
 _LEAPS = frozenset({"jump", "leap"})
 
@@ -920,7 +931,7 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
             add(RISK_STATEMENT, unsafe, imminent=timed)
             context = True
         for cue in ("burden", "hopeless", "farewell"):
-            if cue in own:
+            if cue in own and not _a_thought_named(sentence, first[cue]):
                 add(REVIEW, first[cue], cue=cue)
         belongings = None if "farewell" in own else _belongings_given(sentence, index)
         if belongings is not None:

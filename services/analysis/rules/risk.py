@@ -29,7 +29,8 @@ _SOFT_RISK_RULES: tuple[Rule, ...] = (
           "hope better change future way point", negation_in_pattern=True),
     make_rule("worthlessness",
           r"\bworthless\b|\bI'?m\s+(?:such\s+)?(?:a\s+)?(?:burden|useless|failure|waste"
-          r"|pathetic)\b|\bburden\s+(?:to|on)\s+(?:everyone|my\s+family|them|people|you)\b"
+          r"|pathetic)\b(?![\"']?\s+(?:thoughts?|thinking|belief|story|voice))"
+          r"|\bburden\s+(?:to|on)\s+(?:everyone|my\s+family|them|people|you)\b"
           r"|\bhate\s+myself\b",
           "worthless burden useless failure waste pathetic hate"),
     make_rule("substance",
@@ -37,7 +38,7 @@ _SOFT_RISK_RULES: tuple[Rule, ...] = (
           r"(?:drinks|beers|glasses\s+of\s+wine|shots)\s+(?:a|every|each|per)\s+(?:night|day)\b"
           r"|\b(?:a|one|two)\s+bottles?\s+of\s+wine\s+(?:a|every|each|per)\s+(?:night|day)\b"
           r"|\bdrinking\s+(?:every\s+(?:night|day)|heavily|daily)\b|\bblack(?:ed|ing)?\s+out\b"
-          r"|\bblackouts?\b|\brelaps(?:e|ed)\b|\busing\s+again\b|\baccidental(?:ly)?\s+overdos\w+"
+          r"|\bblackouts?\b|(?<!prevent\s)(?<!preventing\s)\brelaps(?:e|ed)\b(?!\s+(?:prevention|plan|signs?|warning|signature|risk))|\busing\s+again\b|\baccidental(?:ly)?\s+overdos\w+"
           r"|\boverdos\w+\s+(?:by\s+accident|accidentally)\b",
           "drinks beers wine shots drinking black blacked blacking blackout blackouts relapse"
           " relapsed using accidental accidentally overdosed overdose"),

@@ -138,7 +138,7 @@ _SYMPTOM_RULES: tuple[Rule, ...] = (
           r"(?<!given\sup\s)(?<!giving\sup\s)"
           r"(?:using|used|smoking|smoked|taking|took|doing|did|relapsed\s+on|shooting)\s+"
           r"(?:weed|cannabis|marijuana|pot|cocaine|coke|meth|heroin|fentanyl|opioids|oxy\w*"
-          r"|percs?|xanax\s+bars?|molly|mdma|acid|shrooms|crack)\b|\brelaps(?:e|ed)\b"
+          r"|percs?|xanax\s+bars?|molly|mdma|acid|shrooms|crack)\b|(?<!prevent\s)(?<!preventing\s)\brelaps(?:e|ed)\b(?!\s+(?:prevention|plan|signs?|warning|signature|risk))"
           r"|\busing\s+again\b",
           "weed cannabis marijuana pot cocaine coke meth heroin fentanyl opioids oxy oxycodone"
           " oxycontin oxys percs perc xanax molly mdma acid shrooms crack relapse relapsed"
