@@ -604,3 +604,18 @@ def test_a_relapse_prevention_plan_and_a_thought_to_catch_are_no_findings():
 def test_relapse_told_is_still_a_finding():
     result = analyze_transcript("Clinician: How was the week?\nPatient: I relapsed on Saturday.")
     assert "Substance use: drug use or relapse reported" in result["clinicalFindings"]
+
+
+def test_an_emergency_evaluation_today_is_an_urgent_task_not_homework():
+    # It was "Complete assigned homework", medium, "1 week".
+    tasks = analyze_transcript(
+        "Clinician: I'd also like you to go for an emergency evaluation today at County "
+        "Hospital, and I'll call ahead.\nPatient: Okay.")["aiTasks"]
+    assert [(t["title"], t["priority"], t["estimatedTime"]) for t in tasks] == [
+        ("Go for an emergency evaluation today", "urgent", "today")]
+
+
+def test_the_er_as_a_step_of_a_safety_plan_is_no_task_for_today():
+    tasks = analyze_transcript("Clinician: If things get worse this weekend, go to the "
+                               "emergency room or call 988.\nPatient: Okay.")["aiTasks"]
+    assert "Go for an emergency evaluation today" not in [t["title"] for t in tasks]

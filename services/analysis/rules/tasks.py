@@ -208,6 +208,14 @@ _BRING = make_rule(
     "bring",
 )
 _POSSESSIVE_RE = re.compile(r"^(?:your|her|his|their)\s+", re.IGNORECASE)
+# Sent for an emergency evaluation: a task for today, not a week's homework.
+_EMERGENCY = make_rule(
+    "emergency",
+    r"\b(?:emergency|urgent|crisis)\s+(?:psychiatric\s+|mental\s+health\s+)?(?:evaluation"
+    r"|assessment|room|department)\b|\bgo\s+(?:straight\s+|directly\s+)?to\s+(?:the\s+)?"
+    r"(?:ER|ED|emergency\s+room|emergency\s+department)\b",
+    "emergency urgent crisis er ed",
+)
 _LABS = make_rule(
     "labs",
     r"\b(?:order|check|draw|get)\s+(?:a\s+|some\s+|your\s+|her\s+|his\s+)?"
@@ -236,6 +244,8 @@ _TASK_HAND_OVER = _TaskTemplate("Give patient", ASSIGNEE_CLINICIAN, "clipboard",
                                 "5 min")
 _TASK_BRING = _TaskTemplate("Bring", ASSIGNEE_PATIENT, "clipboard", "low", "5 min")
 _TASK_LABS = _TaskTemplate("Order labs", ASSIGNEE_CLINICIAN, "clipboard", "medium", "10 min")
+_TASK_EMERGENCY = _TaskTemplate("Go for an emergency evaluation today", ASSIGNEE_PATIENT,
+                                "alert", "urgent", "today")
 _TASK_HOMEWORK = _TaskTemplate("Complete assigned homework", ASSIGNEE_PATIENT, "book", "medium",
                                "1 week")
 _TASK_SCREENER = _TaskTemplate("Complete questionnaire before next session", ASSIGNEE_PATIENT,
@@ -287,7 +297,11 @@ def _homework_tasks(doc: Document) -> list[_Task]:
                 break
     # An explicit assignment with no recognised activity still becomes a (generic) task.
     for number, match in clinician_matches(doc, _ASSIGNMENT):
-        if number not in assigned:
+        sentence = doc.sentences[number]
+        # "I'd like you to go for an emergency evaluation today": that task, not homework.
+        if number not in assigned and not any(
+                rule.regex.search(doc.text, sentence.start, sentence.end)
+                for rule in (_EMERGENCY, _LABS)):
             tasks.append(_task(_TASK_HOMEWORK, doc.sentence_text(number), match.start()))
             assigned.add(number)
     return tasks
@@ -333,13 +347,19 @@ _ACTION_RULES: tuple[tuple[Rule, _TaskTemplate, Callable[[re.Match[str]], str]],
     (_HAND_OVER, _TASK_HAND_OVER, lambda m: f"Give patient {_words(m, 'what')}"),
     (_BRING, _TASK_BRING, lambda m: f"Bring {_words(m, 'what')} to next session"),
     (_LABS, _TASK_LABS, lambda m: f"Order labs ({_words(m, 'what')})"),
+    (_EMERGENCY, _TASK_EMERGENCY, lambda m: _TASK_EMERGENCY.title),
 )
+
+
+# "If it gets worse, go to the ER": a safety plan's step, not a visit for today.
+_CONDITION_RE = re.compile(r"\b(?:if|whenever|when|should|in\s+case|unless)\b", re.IGNORECASE)
 
 
 def _clinician_action_tasks(doc: Document) -> list[_Task]:
     tasks = [_task(template, doc.sentence_text(number), match.start(), title(match))
              for rule, template, title in _ACTION_RULES
-             for number, match in clinician_matches(doc, rule)]
+             for number, match in clinician_matches(doc, rule)
+             if rule is not _EMERGENCY or not _CONDITION_RE.search(doc.sentence_text(number))]
     for number, match in clinician_matches(doc, _SAFETY_PLAN_TASK):
         tasks.append(_task(_TASK_SAFETY_PLAN, doc.sentence_text(number), match.start()))
         break
