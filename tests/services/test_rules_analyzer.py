@@ -619,3 +619,24 @@ def test_the_er_as_a_step_of_a_safety_plan_is_no_task_for_today():
     tasks = analyze_transcript("Clinician: If things get worse this weekend, go to the "
                                "emergency room or call 988.\nPatient: Okay.")["aiTasks"]
     assert "Go for an emergency evaluation today" not in [t["title"] for t in tasks]
+
+
+@pytest.mark.parametrize("transcript, expected, not_expected", [
+    # "start prazosin" from the prescriber named beside a decision to continue it.
+    ("Clinician: Please continue the prazosin Dr. Lee prescribed.\nPatient: Okay.",
+     "Medication continued: prazosin", "Medication change discussed: start prazosin"),
+    # A change made before the session was a change discussed in it.
+    ("Clinician: How have you felt since we increased the lithium to 900?\nPatient: Steadier.",
+     "Earlier medication change mentioned: increase lithium", "Medication change discussed"),
+    # A change to ask the prescriber about is no decision (it made an "Update prescription"
+    # task).
+    ("Clinician: I'd like to talk with Dr. Ortiz about increasing the sertraline.\n"
+     "Patient: Okay.", "Medication change to consider: increase sertraline",
+     "Medication change discussed"),
+])
+def test_medication_changes_are_told_as_decided_made_before_or_to_consider(
+        transcript, expected, not_expected):
+    result = analyze_transcript(transcript)
+    findings = result["visitSummary"]["keyFindings"]
+    assert expected in findings and not any(not_expected in f for f in findings)
+    assert not any(t["title"].startswith("Update") for t in result["aiTasks"])

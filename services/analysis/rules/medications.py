@@ -204,10 +204,14 @@ class _Change:
     # Worded in the past ("we increased ..."): history, not a new prescribing decision.
     historical: bool
     by_clinician: bool
+    # Asked about or weighed ("asking Dr. Patel whether a dose increase makes sense"): no
+    # decision yet.
+    considered: bool = False
 
     @property
     def is_new_prescription(self) -> bool:
-        return self.by_clinician and not self.historical and self.kind != "continue"
+        return self.by_clinician and not self.historical and not self.considered and \
+            self.kind != "continue"
 
 
 @dataclass
@@ -260,6 +264,12 @@ def _starts_medication(doc: Document, sentence: Sentence, generic: str) -> re.Ma
     return None
 
 
+_CONSIDERED_RE = re.compile(
+    r"\b(?:whether|ask(?:ing)?\s+(?:dr|doctor|your|the|him|her)|consider\w*|might|may|could"
+    r"|thinking\s+about|wonder\w*|discuss\w*\s+with|talk\s+(?:to|with)\s+(?:dr|your|the))\b",
+    re.IGNORECASE)
+
+
 def _sentence_changes(doc: Document, sentence: Sentence, generic: str) -> list[_Change]:
     changes = []
     for kind, regex in _MED_CHANGES:
@@ -274,7 +284,13 @@ def _sentence_changes(doc: Document, sentence: Sentence, generic: str) -> list[_
             phrase=_change_phrase(doc, sentence, kind, generic),
             historical=first_word.endswith("ed") or first_word in _PAST_CHANGE_WORDS,
             by_clinician=sentence.role in CLINICIAN_SIDE,
+            considered=_CONSIDERED_RE.search(doc.text, sentence.start, match.start())
+            is not None,
         ))
+    if any(change.kind == "continue" for change in changes):
+        # "Continue the prazosin Dr. Lee prescribed": the decision is to continue; the
+        # prescribing told beside it is how it began, no change ("start prazosin").
+        changes = [change for change in changes if not change.historical]
     return changes
 
 
@@ -363,6 +379,9 @@ def medication_key_findings(meds: list[Medication]) -> list[str]:
     for med in meds:
         findings.extend(
             f"Medication continued: {med.generic}" if change.kind == "continue"
+            # "since we increased the lithium": a change made before, not one decided now.
+            else f"Earlier medication change mentioned: {change.phrase}" if change.historical
+            else f"Medication change to consider: {change.phrase}" if change.considered
             else f"Medication change discussed: {change.phrase}"
             for change in med.changes
         )
