@@ -99,9 +99,8 @@ def called_number(message: dict) -> str | None:
     still E.164's digits."""
     number = (_obj(message.get("phoneNumber")).get("number")
               or _obj(call_of(message).get("phoneNumber")).get("number"))
-    if not isinstance(number, str) or not normalize_number(number).lstrip("+"):
-        return None
-    return ("+" + normalize_number(number).lstrip("+"))[:32]
+    digits = normalize_number(number).lstrip("+") if isinstance(number, str) else ""
+    return ("+" + digits)[:32] if digits else None
 
 
 def customer_number(message: dict) -> str | None:
@@ -188,17 +187,16 @@ def arguments(value: Any) -> dict:
     return {}
 
 
+def _calls(value: Any) -> list:
+    """A list of calls; one call sent bare is still one call to answer."""
+    return [value] if isinstance(value, dict) else value if isinstance(value, list) else []
+
+
 def tool_calls(message: dict) -> list[tuple[str, str, dict]]:
     """(tool call id, function name, arguments) in the order sent, from `toolCallList`, the
     older `toolCalls`, or only `toolWithToolCallList[].toolCall`."""
-    items = message.get("toolCallList")
-    if isinstance(items, dict):
-        items = [items]  # one call sent bare: still one call to answer
-    if not isinstance(items, list) or not items:
-        items = message.get("toolCalls")
-        if isinstance(items, dict):
-            items = [items]
-    if not isinstance(items, list) or not items:
+    items = _calls(message.get("toolCallList")) or _calls(message.get("toolCalls"))
+    if not items:
         items = [_obj(entry).get("toolCall") | {"name": _obj(entry).get("name")
                                                 or _obj(_obj(entry).get("function")).get("name")}
                  for entry in message.get("toolWithToolCallList") or []

@@ -18,8 +18,19 @@ QUOTE_CHARS = 160
 
 def caller_line_risk(text: str) -> str | None:
     """The risk band the detector puts on one final line said by the caller, or None.
-    (The one place this package calls the detector; it reads the line as patient speech.)"""
+    (This and `caller_review_cues` are the places this package calls the detector; it reads
+    the caller's lines as patient speech.)"""
     return crisis.detect_crisis(f"Patient: {text}").level
+
+
+def caller_review_cues(lines: list[str]) -> list[str]:
+    """The review tier's factors (being a burden, goodbyes, giving things away,
+    hopelessness), quoted, of the caller's lines read together as a patient's turns."""
+    said = [" ".join(line.split()) for line in lines]
+    if not said:
+        return []
+    return [cue.factor for cue in
+            crisis.detect_crisis("\n".join(f"Patient: {text}" for text in said)).review]
 
 
 def line_reason(text: str) -> str:

@@ -12,10 +12,9 @@ from models.voice import (
     VoiceCall,
     VoiceTranscriptEntry,
 )
-from services.analysis import crisis
 from services.errors import NotFound
 from services.usage import record_usage
-from services.voice import events, messages
+from services.voice import events, messages, risk
 
 EXCERPT_ENTRIES = 12
 MS_PER_MINUTE = 60_000
@@ -38,15 +37,10 @@ def screener_results(call: VoiceCall) -> list[ScreenerResult]:
 
 
 def review_cues(entries: list[VoiceTranscriptEntry]) -> list[str]:
-    """Softer cues in the caller's words that a clinician should follow up (being a burden,
-    goodbyes, giving things away, hopelessness): the analysis's review tier. They open no
+    """Softer cues in the caller's words that a clinician should follow up: they open no
     escalation on a call; the packet lists them, quoted, so that they are not lost."""
-    said = [" ".join(e.text.split()) for e in entries
-            if e.role not in messages.NOT_CALLER_ROLES]  # read as the crisis check reads them
-    if not said:
-        return []
-    return [cue.factor for cue in
-            crisis.detect_crisis("\n".join(f"Patient: {text}" for text in said)).review]
+    return risk.caller_review_cues([e.text for e in entries
+                                    if e.role not in messages.NOT_CALLER_ROLES])
 
 
 def build_content(call: VoiceCall) -> dict:

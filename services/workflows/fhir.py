@@ -124,11 +124,8 @@ def build_bundle(execution_id: str, analysis: Mapping[str, Any],
             "ifNoneExist": f"identifier={IDENTIFIER_SYSTEM}|{value}"}})
         return full_url
 
-    patient_id = inputs.get("patient_id")
-    if not isinstance(patient_id, str | int) or isinstance(patient_id, bool) \
-            or not str(patient_id).strip():
-        patient_id = None  # an object or a list is no identifier
-    subject = ({"identifier": {"system": PATIENT_SYSTEM, "value": str(patient_id).strip()}}
+    patient_id = patient_identifier(inputs.get("patient_id"))
+    subject = ({"identifier": {"system": PATIENT_SYSTEM, "value": patient_id}}
                if patient_id is not None else {"display": "Unidentified patient"})
     encounter = {"reference": add({
         "resourceType": "Encounter", "status": "finished",
@@ -199,6 +196,14 @@ def _analysis_output(config: Mapping[str, Any], context: NodeContext) -> Mapping
     return value
 
 
+def patient_identifier(value: Any) -> str | None:
+    """The input's `patient_id` as the identifier the resources name, or None: an object, a
+    list, a boolean or a blank is no identifier."""
+    if not isinstance(value, str | int) or isinstance(value, bool) or not str(value).strip():
+        return None
+    return str(value).strip()
+
+
 def _visit(organization_id: str, analysis: Mapping[str, Any], inputs: Mapping[str, Any]
            ) -> tuple[dict[str, Any], str, tuple[str, str] | None]:
     """(inputs with the patient, the clinical date, the visit's period). The therapy session
@@ -214,9 +219,10 @@ def _visit(organization_id: str, analysis: Mapping[str, Any], inputs: Mapping[st
     if record is not None and record.session_id:
         session = TherapySession.get_or_none(TherapySession.id == record.session_id)
     inputs = dict(inputs)
-    if session is not None and not inputs.get("patient_id"):
+    named = patient_identifier(inputs.get("patient_id"))
+    if session is not None and named is None:
         inputs["patient_id"] = session.patient_id
-    elif session is not None and str(inputs["patient_id"]).strip() != session.patient_id:
+    elif session is not None and named != session.patient_id:
         # The input names one patient, the analysed session is another's: either would file
         # one patient's note, risk and scores in someone else's chart.
         raise NodeError("input.patient_id is not the patient of the analysed therapy "
@@ -307,12 +313,10 @@ def sync_execution(config: Mapping[str, Any], context: NodeContext) -> dict[str,
         response = requests.post(target.rstrip("/"), data=json.dumps(bundle),
                                  headers={"Content-Type": FHIR_JSON, "Accept": FHIR_JSON},
                                  timeout=FHIR_TIMEOUT_S, allow_redirects=False)
-    except requests.Timeout as exc:
-        error = f"FHIR server did not answer within {FHIR_TIMEOUT_S} s"
-        _update(context.execution_id, status="pending", last_error=error)
-        raise TransientNodeError(error) from exc
     except requests.RequestException as exc:
-        error = f"FHIR server unreachable: {type(exc).__name__}"
+        error = (f"FHIR server did not answer within {FHIR_TIMEOUT_S} s"
+                 if isinstance(exc, requests.Timeout)
+                 else f"FHIR server unreachable: {type(exc).__name__}")
         _update(context.execution_id, status="pending", last_error=error)
         raise TransientNodeError(error) from exc
     if response.status_code in TRANSIENT_STATUSES:

@@ -181,9 +181,7 @@ def assess_turns(turns: list[Turn], *, trained_reader: bool = True, model_reader
         wish_turn = None
         if kinds == {WISH_TO_BE_DEAD} and WISH_TO_BE_DEAD not in found:
             if _taken_back_within(turn.text):
-                _send_to_review(review, TAKEN_BACK_CUE, _quote(turn.text))
-                phrase_turns[index] = Turn(turn.role, "")
-                readings.pop(index, None)
+                _take_back(turns, index, found, review, phrase_turns, readings)
                 continue
             wish_turn = index
         for finding in findings:
@@ -191,20 +189,14 @@ def assess_turns(turns: list[Turn], *, trained_reader: bool = True, model_reader
                 _send_to_review(review, finding.cue, finding.quote)
                 continue
             last_context = index
-            level = IMMINENT if finding.imminent or finding.kind == INTENT else HIGH
-            signal = CrisisSignal(finding.kind, statement_factor(finding.kind, finding.quote),
-                                  level)
-            held = found.get(finding.kind)
-            if held is None or (held.level == HIGH and level == IMMINENT):
-                found[finding.kind] = signal
+            _keep_the_graver(found, CrisisSignal(
+                finding.kind, statement_factor(finding.kind, finding.quote), _level_of(finding)))
     for turn in turns:
         if turn.role != ROLE_COLLATERAL:
             continue
         for kind, level in _told_of_the_patient(turn.text):
-            held = found.get(kind)
-            if held is None or (held.level == HIGH and level == IMMINENT):
-                found[kind] = CrisisSignal(kind, statement_factor(
-                    kind, _quote(turn.text), ", as a family member or partner told it"), level)
+            _keep_the_graver(found, CrisisSignal(kind, statement_factor(
+                kind, _quote(turn.text), ", as a family member or partner told it"), level))
     phrase_assessment, raised_by_turn = scan_phrases(phrase_turns)
     # Turns only the phrase patterns raised, doubted as a concept finding is (``_doubted``).
     doubted = [index for index in phrase_doubts if index in raised_by_turn
@@ -216,10 +208,8 @@ def assess_turns(turns: list[Turn], *, trained_reader: bool = True, model_reader
     phrase_signals = scan_phrases(phrase_turns)[0].signals if doubted else \
         phrase_assessment.signals
     merged: dict[str, CrisisSignal] = {signal.kind: signal for signal in phrase_signals}
-    for kind, signal in found.items():
-        held = merged.get(kind)
-        if held is None or (held.level == HIGH and signal.level == IMMINENT):
-            merged[kind] = signal
+    for signal in found.values():
+        _keep_the_graver(merged, signal)
     if not merged.keys() - {HOMICIDAL_IDEATION}:
         # Beyond sending ordinary talk to review, the trained readers only add: they speak
         # where the lexicons found no self-harm or suicide signal (and are not asked otherwise).
@@ -230,6 +220,17 @@ def assess_turns(turns: list[Turn], *, trained_reader: bool = True, model_reader
     ordered = tuple(merged[kind] for kind in SIGNAL_KINDS if kind in merged)
     return CrisisAssessment(signals=ordered, level=assessment_level(ordered),
                             review=tuple(review.values()))
+
+
+def _level_of(finding: concepts.ConceptFinding) -> str:
+    return IMMINENT if finding.imminent or finding.kind == INTENT else HIGH
+
+
+def _keep_the_graver(held: dict[str, CrisisSignal], signal: CrisisSignal) -> None:
+    """One signal per kind: the first, unless a later one raises it to imminent."""
+    kept = held.get(signal.kind)
+    if kept is None or (kept.level == HIGH and signal.level == IMMINENT):
+        held[signal.kind] = signal
 
 
 def _answers_a_proposal(turns: list[Turn], index: int, sentences: list[Sentence]) -> bool:
@@ -383,7 +384,7 @@ def _told_of_the_patient(text: str) -> list[tuple[str, str]]:
     sentences = read_turn(shifted)
     if assertion.turn_is_resolved(sentences):
         return []
-    return [(f.kind, IMMINENT if f.imminent or f.kind == INTENT else HIGH)
+    return [(f.kind, _level_of(f))
             for f in concepts.find_in(sentences, MAX_QUOTE_WORDS) if f.kind != concepts.REVIEW]
 
 

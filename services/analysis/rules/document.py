@@ -17,6 +17,10 @@ from services.analysis.transcript import (
     is_negated,
 )
 
+# A relapse told, as a pattern fragment for the rules that report substance use: not a
+# "relapse prevention plan", its warning signs, or what is done "to prevent relapse".
+RELAPSE_TOLD = (r"(?<!prevent\s)(?<!preventing\s)\brelaps(?:e|ed)\b"
+                r"(?!\s+(?:prevention|plan|signs?|warning|signature|risk))")
 PATIENT_SIDE = frozenset({ROLE_PATIENT, ROLE_NOTE, ROLE_COLLATERAL})
 CLINICIAN_SIDE = frozenset({ROLE_CLINICIAN, ROLE_NOTE})
 ALL_ROLES = frozenset({ROLE_PATIENT, ROLE_NOTE, ROLE_CLINICIAN, ROLE_COLLATERAL})

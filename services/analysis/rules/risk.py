@@ -5,6 +5,7 @@ from __future__ import annotations
 from services.analysis.crisis import IMMINENT, CrisisAssessment, apply_safety_floor
 from services.analysis.rules.document import (
     PATIENT_SIDE,
+    RELAPSE_TOLD,
     Document,
     Rule,
     dedupe,
@@ -38,7 +39,8 @@ _SOFT_RISK_RULES: tuple[Rule, ...] = (
           r"(?:drinks|beers|glasses\s+of\s+wine|shots)\s+(?:a|every|each|per)\s+(?:night|day)\b"
           r"|\b(?:a|one|two)\s+bottles?\s+of\s+wine\s+(?:a|every|each|per)\s+(?:night|day)\b"
           r"|\bdrinking\s+(?:every\s+(?:night|day)|heavily|daily)\b|\bblack(?:ed|ing)?\s+out\b"
-          r"|\bblackouts?\b|(?<!prevent\s)(?<!preventing\s)\brelaps(?:e|ed)\b(?!\s+(?:prevention|plan|signs?|warning|signature|risk))|\busing\s+again\b|\baccidental(?:ly)?\s+overdos\w+"
+          r"|\bblackouts?\b|" + RELAPSE_TOLD
+          + r"|\busing\s+again\b|\baccidental(?:ly)?\s+overdos\w+"
           r"|\boverdos\w+\s+(?:by\s+accident|accidentally)\b",
           "drinks beers wine shots drinking black blacked blacking blackout blackouts relapse"
           " relapsed using accidental accidentally overdosed overdose"),

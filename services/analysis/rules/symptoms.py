@@ -5,7 +5,14 @@ from __future__ import annotations
 
 import re
 
-from services.analysis.rules.document import PATIENT_SIDE, Document, Rule, first_affirmed, make_rule
+from services.analysis.rules.document import (
+    PATIENT_SIDE,
+    RELAPSE_TOLD,
+    Document,
+    Rule,
+    first_affirmed,
+    make_rule,
+)
 from services.analysis.rules.screeners import NUMBER, as_int
 
 # Sleep durations (hours per night) outside this range are reported as reduced/increased.
@@ -138,8 +145,8 @@ _SYMPTOM_RULES: tuple[Rule, ...] = (
           r"(?<!given\sup\s)(?<!giving\sup\s)"
           r"(?:using|used|smoking|smoked|taking|took|doing|did|relapsed\s+on|shooting)\s+"
           r"(?:weed|cannabis|marijuana|pot|cocaine|coke|meth|heroin|fentanyl|opioids|oxy\w*"
-          r"|percs?|xanax\s+bars?|molly|mdma|acid|shrooms|crack)\b|(?<!prevent\s)(?<!preventing\s)\brelaps(?:e|ed)\b(?!\s+(?:prevention|plan|signs?|warning|signature|risk))"
-          r"|\busing\s+again\b",
+          r"|percs?|xanax\s+bars?|molly|mdma|acid|shrooms|crack)\b|" + RELAPSE_TOLD
+          + r"|\busing\s+again\b",
           "weed cannabis marijuana pot cocaine coke meth heroin fentanyl opioids oxy oxycodone"
           " oxycontin oxys percs perc xanax molly mdma acid shrooms crack relapse relapsed"
           " using"),

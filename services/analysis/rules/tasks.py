@@ -335,31 +335,41 @@ def _words(match: re.Match[str], group: str) -> str:
     return " ".join(match.group(group).split())
 
 
-# What a clinician commits to or asks for, one task per sentence that says it: the rule, the
-# task's template, and its title from the match.
-_ACTION_RULES: tuple[tuple[Rule, _TaskTemplate, Callable[[re.Match[str]], str]], ...] = (
-    (_REFERRAL, _TASK_REFERRAL, lambda m: f"Send referral to {_words(m, 'to')}"),
-    (_CONTACT, _TASK_CONTACT,
-     lambda m: "Contact " + _POSSESSIVE_RE.sub("patient's ", _words(m, "who"))),
-    (_SEND, _TASK_SEND, lambda m: f"Send {m.group('what').lower()} to patient"),
-    (_PHARMACY, _TASK_PHARMACY, lambda m: "Send refill to pharmacy"
-     if m.group("what").lower() == "refill" else "Send prescription to pharmacy"),
-    (_HAND_OVER, _TASK_HAND_OVER, lambda m: f"Give patient {_words(m, 'what')}"),
-    (_BRING, _TASK_BRING, lambda m: f"Bring {_words(m, 'what')} to next session"),
-    (_LABS, _TASK_LABS, lambda m: f"Order labs ({_words(m, 'what')})"),
-    (_EMERGENCY, _TASK_EMERGENCY, lambda m: _TASK_EMERGENCY.title),
+@dataclass(frozen=True)
+class _Action:
+    """What a clinician commits to or asks for, one task per sentence that says it: the rule,
+    the task's template, its title from the match, and whether a condition in the sentence
+    ("If it gets worse, go to the ER": a safety plan's step) makes it no task for now."""
+
+    rule: Rule
+    template: _TaskTemplate
+    title: Callable[[re.Match[str]], str]
+    not_if_conditional: bool = False
+
+
+_ACTION_RULES: tuple[_Action, ...] = (
+    _Action(_REFERRAL, _TASK_REFERRAL, lambda m: f"Send referral to {_words(m, 'to')}"),
+    _Action(_CONTACT, _TASK_CONTACT,
+            lambda m: "Contact " + _POSSESSIVE_RE.sub("patient's ", _words(m, "who"))),
+    _Action(_SEND, _TASK_SEND, lambda m: f"Send {m.group('what').lower()} to patient"),
+    _Action(_PHARMACY, _TASK_PHARMACY, lambda m: "Send refill to pharmacy"
+            if m.group("what").lower() == "refill" else "Send prescription to pharmacy"),
+    _Action(_HAND_OVER, _TASK_HAND_OVER, lambda m: f"Give patient {_words(m, 'what')}"),
+    _Action(_BRING, _TASK_BRING, lambda m: f"Bring {_words(m, 'what')} to next session"),
+    _Action(_LABS, _TASK_LABS, lambda m: f"Order labs ({_words(m, 'what')})"),
+    _Action(_EMERGENCY, _TASK_EMERGENCY, lambda m: _TASK_EMERGENCY.title,
+            not_if_conditional=True),
 )
-
-
-# "If it gets worse, go to the ER": a safety plan's step, not a visit for today.
 _CONDITION_RE = re.compile(r"\b(?:if|whenever|when|should|in\s+case|unless)\b", re.IGNORECASE)
 
 
 def _clinician_action_tasks(doc: Document) -> list[_Task]:
-    tasks = [_task(template, doc.sentence_text(number), match.start(), title(match))
-             for rule, template, title in _ACTION_RULES
-             for number, match in clinician_matches(doc, rule)
-             if rule is not _EMERGENCY or not _CONDITION_RE.search(doc.sentence_text(number))]
+    tasks = [_task(action.template, doc.sentence_text(number), match.start(),
+                   action.title(match))
+             for action in _ACTION_RULES
+             for number, match in clinician_matches(doc, action.rule)
+             if not (action.not_if_conditional
+                     and _CONDITION_RE.search(doc.sentence_text(number)))]
     for number, match in clinician_matches(doc, _SAFETY_PLAN_TASK):
         tasks.append(_task(_TASK_SAFETY_PLAN, doc.sentence_text(number), match.start()))
         break
