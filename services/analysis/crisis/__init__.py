@@ -351,8 +351,13 @@ def _first_read_as_risk(turns: list[Turn], readings: dict[int, list[Sentence]], 
             and not assertion.distanced(sentences, language_model.GATE_CONCEPTS)
             and score.second(text) >= language_model.second_threshold(sentences))
         if read:
-            # Intent with a time ("I'm going home to Jesus on Sunday"): imminent.
-            return _risk_statement(text, timed=concepts.time_to_come(sentences))
+            # Intent with a time ("I'm going home to Jesus on Sunday"), a plan's method, means
+            # or preparation with one, or something taken within the last hours: imminent.
+            if concepts.time_to_come(sentences) or concepts.time_with_a_plan(sentences):
+                return _risk_statement(text, ", with a time set")
+            if concepts.taken_within_hours(sentences):
+                return _risk_statement(text, ", taken within the last hours")
+            return _risk_statement(text)
     return None
 
 
@@ -431,6 +436,8 @@ def _quote(text: str) -> str:
     return " ".join(words[:MAX_QUOTE_WORDS]) + ("…" if len(words) > MAX_QUOTE_WORDS else "")
 
 
-def _risk_statement(text: str, timed: bool = False) -> CrisisSignal:
-    factor = statement_factor(RISK_STATEMENT, _quote(text), ", with a time set" if timed else "")
-    return CrisisSignal(RISK_STATEMENT, factor, IMMINENT if timed else HIGH)
+def _risk_statement(text: str, imminent_because: str = "") -> CrisisSignal:
+    """A risk statement: ``imminent`` with the reason given (", with a time set"), else
+    ``high``."""
+    factor = statement_factor(RISK_STATEMENT, _quote(text), imminent_because)
+    return CrisisSignal(RISK_STATEMENT, factor, IMMINENT if imminent_because else HIGH)

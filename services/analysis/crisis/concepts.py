@@ -16,6 +16,7 @@ suicidal talk.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from itertools import pairwise
 
@@ -676,7 +677,7 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
                 mention.concept == "self_harm_deliberate"
                 and _BODY_WORDS.intersection(sentence.words)
             ):
-                add("self_harm", mention)
+                add("self_harm", mention, imminent=_injured_now(sentences))
                 break
         else:
             # The patient's marks told as theirs; the cause they seem to have is denied.
@@ -973,6 +974,39 @@ def _time_and_place(sentence: Sentence, concepts: list[Mention]) -> Mention | No
     return None
 
 
+# Taking, swallowing or drinking told as done: with a time within the last hours, an attempt
+# under way ("i already took them like the whole bottle … twenty minutes ago").
+_TAKEN = frozenset({"took", "taken", "swallowed", "drank", "downed", "overdosed", "od'd",
+                    "jumped", "cut"})
+
+
+def taken_within_hours(sentences: list[Sentence]) -> bool:
+    """Whether a turn tells of something taken, swallowed or done within the last hours
+    ("last night" is a night gone by: "Took a few extra of me tablets last night" is a time
+    to ask about): read only in a turn already read as a risk statement, where it is an
+    attempt under way."""
+    return any(_TAKEN.intersection(s.words) and _within_hours(s) and
+               not _contains(s.words, ["last", "night"]) for s in sentences)
+
+
+def _contains(words: list[str], phrase: list[str]) -> bool:
+    return any(words[i:i + len(phrase)] == phrase for i in range(len(words)))
+
+
+# Self-harm that needs emergency care now: bleeding that will not stop, a wound gaping, the
+# patient going faint ("Just cut myself. It's gaping. Still pouring.").
+_INJURED_NOW = re.compile(
+    r"\b(?:blood\s+everywhere|gaping|still\s+(?:pouring|bleeding)|(?:not|can\s+not|cannot)\s+"
+    r"stop\s+(?:the\s+)?bleeding|(?:feel|feeling|going|getting)\s+(?:\w+\s+)?faint|"
+    r"passing\s+out)\b")
+
+
+def _injured_now(sentences: list[Sentence]) -> bool:
+    words = [word for sentence in sentences for word in sentence.words]
+    return not _TIME_GONE_BY.intersection(words) and \
+        _INJURED_NOW.search(" ".join(words)) is not None
+
+
 # An attempt told as made within the last hours is under way: a medical emergency ("I took
 # thirty of my pills an hour ago"), not a history to ask about.
 _HOUR_WORDS = frozenset({"minute", "minutes", "min", "mins", "hour", "hours", "hr", "hrs"})
@@ -1001,11 +1035,80 @@ _SETS_A_TIME = frozenset({"intent", "commitment", "day_named"})
 _HABITUAL = (["at", "night"], ["late", "at", "night"])
 
 
+# A short sentence that opens with a time and tells nothing that is over: "Thursday.",
+# "Saturday morning, early, before anyone's about.", "Next run's Thursday." In a turn read
+# as a risk statement, the time it names is the time set for it.
+_TIME_ALONE_MAX_WORDS = 8
+_TIME_ALONE_LEAD = frozenset({"next", "this", "on", "by", "until", "till", "so", "then"})
+_TIME_GONE_BY = frozenset({"last", "ago", "was", "were", "did", "had", "used", "yesterday",
+                           "before", "since"})
+
+
+def _names_a_time_alone(sentence: Sentence) -> bool:
+    words = sentence.words
+    if len(words) > _TIME_ALONE_MAX_WORDS:
+        return False
+    for mention in sentence.mentions:
+        start = mention.start - sentence.offset
+        if mention.concept == "time" and \
+                all(word in _TIME_ALONE_LEAD or word.endswith("'s") for word in words[:start]):
+            return not _TIME_GONE_BY.intersection(words[:start + 1]) and \
+                not _TIME_GONE_BY.intersection(words[mention.end - sentence.offset:][:2]) and \
+                words[start:mention.end - sentence.offset] not in _HABITUAL
+    return False
+
+
+# What a plan is made of beside its time: a method or means, a preparation or a goodbye.
+_PLAN_PARTS = frozenset({"method", "method_weak", "means", "firearm", "plan", "preparation",
+                         "farewell", "acquired"})
+
+
+# Verbs told in the past: the time beside them is when something happened ("on Saturday I
+# drove my car into a pole"), not one set.
+_PAST_FORMS = frozenset({"was", "were", "did", "had", "took", "drove", "went", "got", "bought",
+                         "kept", "sat", "made", "left", "gave", "told", "said", "thought",
+                         "felt", "came", "ran", "found", "woke", "ate", "drank", "cut",
+                         "jumped", "swallowed", "overdosed", "tried", "ended"})
+
+
+# "when things get bad", "the third time this month", "bad like this week": a condition, a
+# count or a comparison, not a time set.
+_RECURRING = frozenset({"time", "times", "twice", "again", "like"})
+# Someone else's doing: "she even let me have the kids for Thanksgiving".
+_OTHERS_SUBJECTS = frozenset({"he", "she", "they"})
+
+
+def _told_as_done(word: str) -> bool:
+    return word in _PAST_FORMS or (len(word) > 4 and word.endswith("ed"))
+
+
+def time_with_a_plan(sentences: list[Sentence]) -> bool:
+    """Whether a turn names what a plan is made of (a method, means, a preparation, a goodbye)
+    and a time that is neither recurring, conditional nor gone by ("i have the rope … thinkin
+    sunday when its quiet"): read only in a turn already read as a risk statement, where the
+    time is the plan's."""
+    if not any(m.concept in _PLAN_PARTS for s in sentences for m in s.mentions):
+        return False
+    for sentence in sentences:
+        words = sentence.words
+        if _TIME_GONE_BY.intersection(words) or _OTHERS_SUBJECTS.intersection(words) or \
+                any(_told_as_done(word) for word in words):
+            continue
+        for m in sentence.mentions:
+            start, end = m.start - sentence.offset, m.end - sentence.offset
+            if m.concept == "time" and words[start] != "when" and \
+                    not (_NOT_SET | _RECURRING).intersection(words[max(0, start - 2):start]) \
+                    and words[start:end] not in _HABITUAL:
+                return True
+    return False
+
+
 def time_to_come(sentences: list[Sentence]) -> bool:
     """A sentence in which the patient sets a time to come for what they say: a time word
     ("Sunday", "tomorrow night", "after my shift") with the patient's own present or future
-    ("I'm going", "I'll", "gonna"). A recurring or conditional time and someone else's
-    future ("he will find me whenever") set none."""
+    ("I'm going", "I'll", "gonna"), or a time named on its own ("Thursday. Garage."). A
+    recurring or conditional time and someone else's future ("he will find me whenever") set
+    none."""
     for number, sentence in enumerate(sentences):
         timed = any(m.concept == "time" and not _NOT_SET.intersection(sentence.words[
             max(0, m.start - sentence.offset - 2):m.start - sentence.offset])
@@ -1013,6 +1116,8 @@ def time_to_come(sentences: list[Sentence]) -> bool:
             for m in sentence.mentions)
         if not timed:
             continue
+        if _names_a_time_alone(sentence):
+            return True
         ahead = [m for m in sentence.mentions if m.concept in _SETS_A_TIME] + [
             Mention("intent", sentence.offset + i, sentence.offset + i + 1, number)
             for i, word in enumerate(sentence.words) if word in _PRESENT_OR_FUTURE]
