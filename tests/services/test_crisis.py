@@ -15,6 +15,7 @@ from services.analysis.crisis import (
     CrisisAssessment,
     CrisisSignal,
     apply_safety_floor,
+    as_the_patient_said,
     detect_crisis,
     max_level,
 )
@@ -3187,3 +3188,70 @@ def test_no_not_like_that_to_a_question_about_acting_keeps_the_wish():
                   "Counselor: Have you had thoughts about actually ending your life?\n"
                   "Client: No, not like that. I couldn't do that to my mom.")
     assert detect_crisis(transcript).level == "high"
+
+
+@pytest.mark.parametrize("transcript, level", [
+    ("Patient: I interpret for my father: he says he does not want to live any more.", "high"),
+    ("Patient: The interpreter says he has decided to go tonight, he has the pills ready.",
+     "imminent"),
+    ("Patient: She says, I'm translating word for word: 'I ask God every night to take me.'",
+     "high"),
+    ("Caller: Interpreter here: he says he tried to hang himself last week, his son found him.",
+     "high"),
+])
+def test_an_interpreters_relay_is_read_as_the_patients_own_words(transcript, level):
+    assert detect_crisis(transcript).level == level
+
+
+@pytest.mark.parametrize("transcript", [
+    "Patient: I interpret for my mother: she says she feels tired today but sleeps better.",
+    "Patient: I'm an interpreter and I translate for patients who talk about suicide all day.",
+    "Patient: The translator said my brother wanted to die after the accident, years ago.",
+])
+def test_an_interpreter_without_a_relayed_disclosure_raises_nothing(transcript):
+    assert detect_crisis(transcript).level in (None, "low", "moderate")
+
+
+def test_an_interpreters_relay_is_quoted_in_the_first_person():
+    text = "I interpret for my mother: she says she asks God every night to take her."
+    assert as_the_patient_said(text) == "I asks God every night to take me."
+    assert as_the_patient_said("I'm studying to be an interpreter.") == \
+        "I'm studying to be an interpreter."
+
+
+@pytest.mark.parametrize("transcript, level", [
+    ("Patient: Ah'm no wantin tae be here ony mair.", "high"),
+    ("Patient: Ah'm no goin back tae that job.", None),
+    ("Patient: I'm no longer afraid of the dark.", None),
+])
+def test_scots_am_no_before_a_verb_is_am_not(transcript, level):
+    assert detect_crisis(transcript).level == level
+
+
+@pytest.mark.parametrize("transcript, level", [
+    ("Patient: Burned my forearm with a cigarette a couple of times.", "high"),
+    ("Patient: I cut my shins with a blade last week.", "high"),
+    ("Patient: I burned my foot on the barbecue, clumsy me.", None),
+    ("Patient: I cut my forearm on a broken glass at work, needed stitches.", None),
+])
+def test_self_harm_to_any_part_of_the_body(transcript, level):
+    assert detect_crisis(transcript).level == level
+
+
+@pytest.mark.parametrize("transcript, escalated", [
+    ("Patient: i have a stash of percs i never told anyone about. about 30 of them", True),
+    ("Patient: I've been wondering whether the Humalog and the Lantus together would do it "
+     "if I took the lot.", True),
+    ("Patient: I take Lantus at night and NovoRapid with meals, my sugars are better.", False),
+    ("Patient: He asked if I had any percs to sell.", False),
+])
+def test_street_and_brand_names_of_medicines_are_means(transcript, escalated):
+    assert (detect_crisis(transcript).level in ("high", "imminent")) is escalated
+
+
+def test_an_interpreters_frame_before_the_patients_own_words_shifts_no_pronoun():
+    assert as_the_patient_said("She says, I'm translating word for word: 'I want to be with "
+                               "my husband, he is waiting for me.'") == \
+        "I want to be with my husband, he is waiting for me."
+    assert detect_crisis("Patient: I was translating a document at work: it says he killed "
+                         "himself.").level in (None, "low", "moderate")

@@ -15,6 +15,7 @@ from services.analysis.crisis import (
     ORDINARY_KINDS,
     RISK_STATEMENT,
     apply_safety_floor,
+    as_the_patient_said,
     assertion,
     concepts,
     detect_crisis,
@@ -110,7 +111,11 @@ def test_the_exact_kernel_is_asked_for_where_the_flags_cannot_be_read(tmp_path):
 
 
 def _tuning_statements_where(condition) -> list[dict]:
-    return [s for s in split_blind_set()[TUNING] if condition(s)]
+    """Tuning-half statements as the detector reads them (an interpreter's relay in the
+    patient's own words, ``as_the_patient_said``) that meet ``condition``."""
+    statements = ({**s, "text": as_the_patient_said(s["text"])}
+                  for s in split_blind_set()[TUNING])
+    return [s for s in statements if condition(s)]
 
 
 def test_it_adds_risk_statements_the_other_readers_miss():

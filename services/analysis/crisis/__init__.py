@@ -79,7 +79,8 @@ __all__ = [
     "REVIEW_LEVEL",
     "RISK_LEVELS", "RISK_STATEMENT", "SELF_HARM",
     "SIGNAL_KINDS", "SUICIDAL_IDEATION", "UNKNOWN_LEVEL_DEFAULT", "WISH_TO_BE_DEAD",
-    "CrisisAssessment", "CrisisSignal", "apply_safety_floor", "assess_turns", "detect_crisis",
+    "CrisisAssessment", "CrisisSignal", "apply_safety_floor", "as_the_patient_said",
+    "assess_turns", "detect_crisis",
     "max_level",
 ]
 
@@ -129,6 +130,8 @@ def assess_turns(turns: list[Turn], *, trained_reader: bool = True, model_reader
                  second_model: bool = True) -> CrisisAssessment:
     """``detect_crisis`` for a transcript already split with ``split_turns`` (after
     ``normalize_text``), so callers that need the turns too split only once."""
+    turns = [Turn(turn.role, as_the_patient_said(turn.text)) if turn.role != ROLE_CLINICIAN
+             else turn for turn in turns]
     found: dict[str, CrisisSignal] = {}
     review: dict[str, CrisisSignal] = {}
     phrase_turns: list[Turn] = []
@@ -391,6 +394,46 @@ def _told_of_the_patient(text: str) -> list[tuple[str, str]]:
         return []
     return [(f.kind, _level_of(f))
             for f in concepts.find_in(sentences, MAX_QUOTE_WORDS) if f.kind != concepts.REVIEW]
+
+
+# An interpreter on the patient's line relays the patient in the third person ("I interpret
+# for my mother: she says every night she asks God to take her"): the frame up to its colon,
+# or the interpreter's "says", and each "he says" of the relay, go; what is left is read as
+# the patient's own words.
+_INTERPRETED = re.compile(r"\b(?:interpret|translat)\w*", re.IGNORECASE)
+_FRAME_TO_COLON = re.compile(r"^[^:]*\b(?:interpret|translat)\w*[^:]*:\s*", re.IGNORECASE)
+_FRAME_TO_SAYS = re.compile(r"^.*?\b(?:interpret|translat)\w*\b[^.!?]*?\b(?:says|said)\b"
+                            r"\s*,?\s*(?:that\s+)?", re.IGNORECASE)
+_RELAY = re.compile(r"\b(?:he|she)\s+(?:says|said|tells\s+me|told\s+me|is\s+saying)\b"
+                    r"\s*,?\s*(?:that\s+)?", re.IGNORECASE)
+# "take her" is "take me"; "her children" is "my children".
+_HER_AS_OBJECT = re.compile(r"\bher\b(?=\s*(?:[.,;:!?'\"]|$|\s+(?:and|to|a|the|now|away|up|"
+                            r"again|because|but|so|or|too|anymore|home|out|in|on|with|for|from|"
+                            r"any|if|when)\b))", re.IGNORECASE)
+
+
+def as_the_patient_said(text: str) -> str:
+    """A turn an interpreter relays in the third person, told as the patient's own words; any
+    other turn as it is."""
+    if not _INTERPRETED.search(text):
+        return text
+    if _FRAME_TO_COLON.search(text):
+        body = _FRAME_TO_COLON.sub("", text, count=1)
+        # After the colon, the patient's words as said ("'I will not live until the
+        # harvest'") or relayed ("he says he …"): only a relay is told in the third person.
+        relayed = _RELAY.match(body.strip(" '\"")) is not None
+    else:
+        body = _FRAME_TO_SAYS.sub("", text, count=1)
+        relayed = True
+    if not body.strip(" '\"") or body == text:
+        return text
+    if not relayed:
+        return body.strip(" '\"")
+    body = _HER_AS_OBJECT.sub("me", _RELAY.sub("", body).strip(" '\""))
+    return "".join(
+        sentence if _SOMEONE_ELSE_RE.search(sentence) else _THIRD_PERSON_RE.sub(
+            lambda m: _THIRD_PERSON[m.group(0).lower()], sentence)
+        for sentence in _SENTENCE_RE.findall(body))
 
 
 # A wish to be dead taken back in the words that follow it: "not like that", "I didn't mean

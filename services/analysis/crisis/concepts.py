@@ -55,7 +55,10 @@ _BODY_WORDS = frozenset({"myself", "hand", "hands", "head", "arm", "arms", "wris
                          "leg", "legs", "thigh", "thighs", "skin", "face", "fist", "fists",
                          "knuckles", "finger", "fingers", "body", "stomach", "hair", "nails"})
 _BODY_PARTS = frozenset({"arm", "arms", "wrist", "wrists", "thigh", "thighs", "leg", "legs",
-                         "skin", "stomach", "body", "chest", "hip", "hips"})
+                         "skin", "stomach", "body", "chest", "hip", "hips", "forearm",
+                         "forearms", "shin", "shins", "ankle", "ankles", "calf", "calves",
+                         "belly", "tummy", "ribs", "shoulder", "shoulders", "knee", "knees",
+                         "foot", "feet"})
 
 
 @dataclass(frozen=True)

@@ -308,6 +308,11 @@ def _normalise(text: str) -> list[tuple[str, str]]:
         pairs = [pair for index, pair in enumerate(pairs)
                  if pair[0] not in _APPROXIMATE or index + 1 == len(pairs)
                  or pairs[index + 1][1] != "dozen"]
+    if "no" in words:
+        # Scots "Ah'm no wantin tae be here": "am no" before a verb in -ing/-in' is "am not".
+        pairs = [("not", _stem("not")) if word == "no" and 0 < index < len(pairs) - 1
+                 and pairs[index - 1][0] == "am" and pairs[index + 1][0].endswith(("ing", "in"))
+                 else (word, stem) for index, (word, stem) in enumerate(pairs)]
     # A word said twice is said once: speech repeats itself ("I, I think", "my, uh, my head").
     return [pair for index, pair in enumerate(pairs)
             if index == 0 or pair[0] != pairs[index - 1][0]]
