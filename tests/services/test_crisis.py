@@ -3255,3 +3255,24 @@ def test_an_interpreters_frame_before_the_patients_own_words_shifts_no_pronoun()
         "I want to be with my husband, he is waiting for me."
     assert detect_crisis("Patient: I was translating a document at work: it says he killed "
                          "himself.").level in (None, "low", "moderate")
+
+
+@pytest.mark.parametrize("transcript, level", [
+    ("Patient: I'm going to drink the weed killer on Sunday.", "imminent"),
+    ("Patient: I'm going to drink the paraquat on Sunday.", "imminent"),
+    ("Patient: I've got sheep dip in the barn and I think about swallowing some.", "high"),
+    ("Patient: We spray pesticide on the barley every spring, and I wear the mask.", None),
+    ("Patient: Dad drank the weed killer by accident when he was a kid, he was fine.", None),
+])
+def test_drinking_a_poison_is_a_method(transcript, level):
+    assert detect_crisis(transcript).level == level
+
+
+@pytest.mark.parametrize("transcript", [
+    "Patient: I'm designing a pamphlet about storing pesticides safely because of the suicide "
+    "risk on farms.",
+    "Patient: As the farm safety officer I give a safety talk on locking up paraquat, because "
+    "of suicides.",
+])
+def test_safety_leaflets_and_talks_are_work_not_risk(transcript):
+    assert detect_crisis(transcript).level in (None, "low", "moderate")
