@@ -3276,3 +3276,16 @@ def test_drinking_a_poison_is_a_method(transcript, level):
 ])
 def test_safety_leaflets_and_talks_are_work_not_risk(transcript):
     assert detect_crisis(transcript).level in (None, "low", "moderate")
+
+
+@pytest.mark.parametrize("transcript, level", [
+    ("Patient: I've got bleach under the sink. I'm going to drink it tonight.", "imminent"),
+    ("Patient: I've got a bottle of weed killer in the shed. I'll drink it on Sunday.",
+     "imminent"),
+    ("Patient: There's antifreeze in the garage, I keep thinking about drinking it.", "high"),
+    ("Patient: I bought a smoothie, I'm going to drink it tonight.", None),
+    ("Patient: We use paraquat on the fields. You must never drink it, it's deadly.", None),
+    ("Patient: I mix the weed killer in a bucket and I'm careful not to swallow it.", None),
+])
+def test_drinking_it_of_a_poison_the_turn_names_is_the_act(transcript, level):
+    assert detect_crisis(transcript).level == level

@@ -735,6 +735,10 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
             or ("intent" in own and timed) or (timed and window & {"means", "method"})
         ) and not _finishes_a_task(sentences, index, first["act_pronoun"]):
             act = first["act_pronoun"]
+        if act is None and "ingest_pronoun" in own and "poison" in window:
+            # "I've got bleach under the sink. I'm going to drink it tonight.": drinking what
+            # the turn names as a poison is the act, as "drink the bleach" is.
+            act = first["ingest_pronoun"]
         bare = next((m for m in concepts if m.concept == "method_weak"
                      and m.end == sentence.offset + len(sentence.words)), None)
         if act is None and bare is not None and "intent" in own and (
