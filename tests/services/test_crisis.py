@@ -3289,3 +3289,12 @@ def test_safety_leaflets_and_talks_are_work_not_risk(transcript):
 ])
 def test_drinking_it_of_a_poison_the_turn_names_is_the_act(transcript, level):
     assert detect_crisis(transcript).level == level
+
+
+@pytest.mark.parametrize("transcript, level", [
+    ("Patient: I put the hose in the car exhaust yesterday but my son came home.", "high"),
+    ("Patient: I ran a hose through the window last night with the engine on.", "high"),
+    ("Patient: I washed the car with the hose this morning.", None),
+])
+def test_a_hose_in_the_exhaust_is_the_method_whatever_the_preposition(transcript, level):
+    assert detect_crisis(transcript).level == level
