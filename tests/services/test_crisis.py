@@ -3298,3 +3298,13 @@ def test_drinking_it_of_a_poison_the_turn_names_is_the_act(transcript, level):
 ])
 def test_a_hose_in_the_exhaust_is_the_method_whatever_the_preposition(transcript, level):
     assert detect_crisis(transcript).level == level
+
+
+@pytest.mark.parametrize("transcript, level", [
+    ("Patient: I cut my arm shaving my legs.", None),
+    ("Patient: I cut my leg shaving.", None),
+    ("Patient: I cut my arm on purpose while I was shaving.", "high"),
+    ("Patient: I cut my arm. I was shaving later too.", "high"),
+])
+def test_an_injury_told_as_an_accident_is_not_raised_by_the_phrase_patterns(transcript, level):
+    assert detect_crisis(transcript).level == level

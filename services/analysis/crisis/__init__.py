@@ -160,9 +160,11 @@ def assess_turns(turns: list[Turn], *, trained_reader: bool = True, model_reader
             _send_to_review(review, ORDINARY_CUE, _quote(turn.text))
             findings = [f for f in findings if f.kind == concepts.REVIEW]
             phrase_turns.append(Turn(turn.role, ""))
-        elif not crisis_found and assertion.qualified(sentences):
+        elif not crisis_found and (assertion.qualified(sentences)
+                                   or _injuries_told_as_accidents(sentences)):
             # The concept reading judged the topic not asserted ("a book about self-harm for my
-            # class"): the phrase patterns, which cannot see that, do not overrule it.
+            # class", "I cut my leg shaving"): the phrase patterns, which cannot see that, do
+            # not overrule it.
             phrase_turns.append(Turn(turn.role, ""))
         elif doubting and _doubted(turn, sentences, findings, score):
             # "Yes, there was a suicide attempt in my twenties. I'm seventy now and I'd much
@@ -223,6 +225,18 @@ def assess_turns(turns: list[Turn], *, trained_reader: bool = True, model_reader
     ordered = tuple(merged[kind] for kind in SIGNAL_KINDS if kind in merged)
     return CrisisAssessment(signals=ordered, level=assessment_level(ordered),
                             review=tuple(review.values()))
+
+
+_INJURY_WORDS = frozenset({"self_harm_act", "self_harm_cue"})
+
+
+def _injuries_told_as_accidents(sentences: list[Sentence]) -> bool:
+    """Whether every sentence naming an injury tells it as an accident (and one does), to a
+    part of the body: "I burn myself a little with the straighteners … it calms me down" is
+    done to oneself, whatever the tool."""
+    injured = [s for s in sentences if any(m.concept in _INJURY_WORDS for m in s.mentions)]
+    return bool(injured) and all(
+        assertion.told_as_an_accident(s) and "myself" not in s.words for s in injured)
 
 
 def _level_of(finding: concepts.ConceptFinding) -> str:
