@@ -1027,8 +1027,7 @@ def _within_hours(sentence: Sentence) -> bool:
     for i, word in enumerate(words):
         if word == "ago" and _HOUR_WORDS.intersection(words[max(0, i - 2):i]):
             return True
-    return any(words[i:i + len(phrase)] == phrase
-               for phrase in _WITHIN_HOURS for i in range(len(words)))
+    return any(_contains(words, phrase) for phrase in _WITHIN_HOURS)
 
 
 # Just before a time word: a recurring time ("every other weekend"), a condition ("if I
