@@ -393,14 +393,20 @@ _SOMEONE_ELSE_RE = re.compile(
 _SENTENCE_RE = re.compile(r"[^.!?\n]+[.!?]*")
 
 
+def _in_the_first_person(text: str) -> str:
+    """``text`` with "he" and "she" read as "I" in the sentences that name no one else ("my
+    brother killed himself" stays the brother's)."""
+    return "".join(
+        sentence if _SOMEONE_ELSE_RE.search(sentence) else _THIRD_PERSON_RE.sub(
+            lambda m: _THIRD_PERSON[m.group(0).lower()], sentence)
+        for sentence in _SENTENCE_RE.findall(text))
+
+
 def _told_of_the_patient(text: str) -> list[tuple[str, str]]:
     """(kind, level) of what a family member's turn tells of the patient in the third person,
     read as if the patient said it (the lexicons, not the trained readers, which were not
     trained on such rewording)."""
-    shifted = "".join(
-        sentence if _SOMEONE_ELSE_RE.search(sentence) else _THIRD_PERSON_RE.sub(
-            lambda m: _THIRD_PERSON[m.group(0).lower()], sentence)
-        for sentence in _SENTENCE_RE.findall(text))
+    shifted = _in_the_first_person(text)
     if shifted == text:
         return []
     sentences = read_turn(shifted)
@@ -443,11 +449,7 @@ def as_the_patient_said(text: str) -> str:
         return text
     if not relayed:
         return body.strip(" '\"")
-    body = _HER_AS_OBJECT.sub("me", _RELAY.sub("", body).strip(" '\""))
-    return "".join(
-        sentence if _SOMEONE_ELSE_RE.search(sentence) else _THIRD_PERSON_RE.sub(
-            lambda m: _THIRD_PERSON[m.group(0).lower()], sentence)
-        for sentence in _SENTENCE_RE.findall(body))
+    return _in_the_first_person(_HER_AS_OBJECT.sub("me", _RELAY.sub("", body).strip(" '\"")))
 
 
 # A wish to be dead taken back in the words that follow it: "not like that", "I didn't mean

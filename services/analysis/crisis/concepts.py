@@ -1100,13 +1100,20 @@ def time_with_a_plan(sentences: list[Sentence]) -> bool:
         if _TIME_GONE_BY.intersection(words) or _OTHERS_SUBJECTS.intersection(words) or \
                 any(_told_as_done(word) for word in words):
             continue
-        for m in sentence.mentions:
-            start, end = m.start - sentence.offset, m.end - sentence.offset
-            if m.concept == "time" and words[start] != "when" and \
-                    not (_NOT_SET | _RECURRING).intersection(words[max(0, start - 2):start]) \
-                    and words[start:end] not in _HABITUAL:
-                return True
+        if any(_a_time_set(sentence, m, _NOT_SET | _RECURRING)
+               and words[m.start - sentence.offset] != "when" for m in sentence.mentions):
+            return True
     return False
+
+
+def _a_time_set(sentence: Sentence, mention: Mention,
+                not_after: frozenset[str] = _NOT_SET) -> bool:
+    """Whether ``mention`` is a time word that neither follows (within two words) one of
+    ``not_after`` nor names a habit ("at night")."""
+    start, end = mention.start - sentence.offset, mention.end - sentence.offset
+    return mention.concept == "time" and \
+        not not_after.intersection(sentence.words[max(0, start - 2):start]) and \
+        sentence.words[start:end] not in _HABITUAL
 
 
 def time_to_come(sentences: list[Sentence]) -> bool:
@@ -1116,11 +1123,7 @@ def time_to_come(sentences: list[Sentence]) -> bool:
     recurring or conditional time and someone else's future ("he will find me whenever") set
     none."""
     for number, sentence in enumerate(sentences):
-        timed = any(m.concept == "time" and not _NOT_SET.intersection(sentence.words[
-            max(0, m.start - sentence.offset - 2):m.start - sentence.offset])
-            and sentence.words[m.start - sentence.offset:m.end - sentence.offset] not in _HABITUAL
-            for m in sentence.mentions)
-        if not timed:
+        if not any(_a_time_set(sentence, m) for m in sentence.mentions):
             continue
         if _names_a_time_alone(sentence):
             return True
