@@ -3308,3 +3308,104 @@ def test_a_hose_in_the_exhaust_is_the_method_whatever_the_preposition(transcript
 ])
 def test_an_injury_told_as_an_accident_is_not_raised_by_the_phrase_patterns(transcript, level):
     assert detect_crisis(transcript).level == level
+
+
+def test_a_negation_running_into_the_wish_is_part_of_it():
+    # "would never" ran into "never wake up" and denied the wish: it came out `low`.
+    assessment = detect_crisis("Patient: I sometimes wish I'd never wake up. But I'm fine, I "
+                               "still go to work.")
+    assert [s.kind for s in assessment.signals] == ["wish_to_be_dead"]
+    assert detect_crisis("Patient: I would never wake up early if I could help it.").level is None
+
+
+def test_trouble_swallowing_pills_is_no_method():
+    # It was a method and a past attempt.
+    assert detect_crisis("Patient: I have trouble swallowing pills.").level is None
+    assert detect_crisis("Patient: I have trouble swallowing. I took all my pills last night "
+                         "to end it.").level == "high"
+
+
+@pytest.mark.parametrize("text", [
+    # Each was `high`: means or a method's place at hand at this moment.
+    "I've got a vial of fentanyl and a syringe from work in my car and I'm sitting in it right "
+    "now. I don't trust myself.",
+    "I'm sitting in the car in the garage. The engine's off for now, but the hose is already "
+    "taped on.",
+    "I'm parked up at the lookout with a bottle of Jack and all my Seroquel. I'm going to take "
+    "them once I finish this call.",
+    "The rope's up in the shed and I'm standing in there now.",
+])
+def test_means_at_hand_now_is_imminent(text):
+    assert detect_crisis(f"Patient: {text}").level == "imminent"
+
+
+@pytest.mark.parametrize("text", [
+    "The rifle's in the truck, it's always in the truck, and I been sitting in the truck a lot "
+    "lately, just sitting.",
+    "My husband never locks the gun safe, and when I want to die I go and stand in front of it.",
+    "I've caught myself wondering how many of the heart pills it would take. Then I sit there "
+    "with the bottle in my hand.",
+])
+def test_means_at_hand_as_a_habit_stays_high(text):
+    assert detect_crisis(f"Patient: {text}").level == "high"
+
+
+@pytest.mark.parametrize("text", [
+    # Each was `high`: hurt, or poisoned, and needing care now.
+    "Cut my wrist. Bled through two tea towels. Feeling dizzy.",
+    "I swallowed a load of Nurofen Plus to stop feeling things, not to die, but now my ears are "
+    "ringing and I can't stop throwing up.",
+    "I cut my wrist, not to die, only for the pain, but now it is bleeding very much and I feel "
+    "dizzy.",
+])
+def test_harm_needing_care_now_is_imminent(text):
+    assert detect_crisis(f"Patient: {text}").level == "imminent"
+
+
+def test_what_will_not_stop_is_not_always_bleeding():
+    assert detect_crisis("Patient: when she won't stop crying i go in the bathroom and bite my "
+                         "arm really hard till it bruises").level == "high"
+
+
+def test_an_ending_beside_a_time_named_alone_is_intent():
+    # It was `high`, ideation: the time was two sentences away.
+    assessment = detect_crisis("Patient: Tonight. After my parents go to sleep. I'm done.")
+    assert assessment.level == "imminent"
+    assert "intent" in [s.kind for s in assessment.signals]
+    assert detect_crisis("Patient: Tomorrow. I'm done with this job.").level is None
+
+
+@pytest.mark.parametrize(("text", "level"), [
+    # "go and" broke "want to be with"; and "want to be with her" of a girlfriend was `high`.
+    ("Eight months since my wife went. I just want to go and be with her, that's all I want "
+     "anymore.", "high"),
+    ("My wife died last year. I want to be with her.", "high"),
+    ("Sometimes I just want to be with him.", "high"),
+    ("I miss my girlfriend so much, I just want to be with her.", None),
+    ("I love my girlfriend, I want to go and be with her this weekend.", None),
+])
+def test_wanting_to_be_with_someone_is_a_wish_where_a_death_is_told(text, level):
+    assert detect_crisis(f"Patient: {text}").level == level
+
+
+def test_goodbyes_and_a_day_named_as_the_day_are_a_plan_with_its_time():
+    # It was `moderate`, a farewell to review.
+    assert detect_crisis("Patient: Gave the dog to me sister this arvo and cancelled me phone "
+                         "plan. Tonight's the night, mate.").level == "imminent"
+    assert apply_safety_floor({"level": "low"}, detect_crisis(
+        "Patient: I said goodbye to my team today. Friday is my last day, I'm retiring."
+    ))["level"] == "moderate"
+
+
+@pytest.mark.parametrize(("text", "level"), [
+    # text-speak "enuf"; ", you know," a filler that pushed a denial out of reach; a "dark
+    # patch" read as a fentanyl patch.
+    ("ive been reading about how many oxycodones would be enuf. not going to do it right now i "
+     "just keep looking", "high"),
+    ("I'm, honestly, like, not thinking about, you know, ending things or hurting myself or "
+     "anything. I just, yeah, feel a bit flat.", None),
+    ("I went through a dark patch after my first marriage and tried to go to sleep for good. "
+     "That was 1998; I've been steady ever since.", None),
+])
+def test_words_of_speech_and_text(text, level):
+    assert detect_crisis(f"Patient: {text}").level == level

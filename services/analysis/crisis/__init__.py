@@ -166,7 +166,9 @@ def assess_turns(turns: list[Turn], *, trained_reader: bool = True, model_reader
             # class", "I cut my leg shaving"): the phrase patterns, which cannot see that, do
             # not overrule it.
             phrase_turns.append(Turn(turn.role, ""))
-        elif doubting and _doubted(turn, sentences, findings, score):
+        elif doubting and _doubted(turn, sentences, findings, score) and not (
+                second_model and language_model.reads(sentences)
+                and _second_model_reads(turn.text, sentences, score)):
             # "Yes, there was a suicide attempt in my twenties. I'm seventy now and I'd much
             # rather talk about my knees."
             _send_to_review(review, DOUBTED_CUE, _quote(turn.text))
@@ -364,9 +366,7 @@ def _first_read_as_risk(turns: list[Turn], readings: dict[int, list[Sentence]], 
         # reader raised the turn and the lexicons hold none of its words of risk at a distance
         # (it rates "My sister googled how many of her pills it would take" near certain).
         read = read or (trained_reader and _trained_reading(text, sentences)) or (
-            second_model and models_read
-            and not assertion.distanced(sentences, language_model.GATE_CONCEPTS)
-            and score.second(text) >= language_model.second_threshold(sentences))
+            second_model and models_read and _second_model_reads(text, sentences, score))
         if read:
             # Intent with a time ("I'm going home to Jesus on Sunday"), a plan's method, means
             # or preparation with one, or something taken within the last hours: imminent.
@@ -374,8 +374,21 @@ def _first_read_as_risk(turns: list[Turn], readings: dict[int, list[Sentence]], 
                 return _risk_statement(text, ", with a time set")
             if concepts.taken_within_hours(sentences):
                 return _risk_statement(text, ", taken within the last hours")
+            if concepts.injured_now(sentences):
+                return _risk_statement(text, ", hurt and needing care now")
+            if concepts.at_hand_now(sentences):
+                return _risk_statement(text, ", with means at hand now")
             return _risk_statement(text)
     return None
+
+
+def _second_model_reads(text: str, sentences: list[Sentence],
+                        score: language_model.TurnScores) -> bool:
+    """Whether the second model, at its own threshold, reads a turn whose words of risk the
+    lexicons hold none of at a distance as a current disclosure. A turn it reads so is not
+    doubted either: "every trained reader reads no current risk" includes it."""
+    return not assertion.distanced(sentences, language_model.GATE_CONCEPTS) and \
+        score.second(text) >= language_model.second_threshold(sentences)
 
 
 # What a family member or partner says of "he" or "she" is read as said of the patient ("Last

@@ -110,6 +110,10 @@ def _negated(sentence: Sentence, mention: Mention) -> bool:
     for cue in sentence.mentions:
         if cue.concept != "negation" or _covered(sentence, cue.start):
             continue
+        if cue.start < mention.start < cue.end:
+            # "I wish I'd never wake up": a cue ("would never") that runs into the mention's
+            # own words ("never wake up") is part of them.
+            continue
         inside = [e for e in exceptions if e.start <= cue.start < e.end]
         if any(cue.end <= mention.start and mention.end <= e.end for e in inside):
             # "I don't know how much longer …": an exception keeps the negation off what

@@ -17,7 +17,7 @@ suicidal talk.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import pairwise
 
 from services.analysis.crisis.assertion import (
@@ -496,6 +496,34 @@ def _time_alone(sentences: list[Sentence], index: int) -> bool:
     return False
 
 
+# "I want to be with her" is a wish to join the dead only where a death is told: not of a
+# girlfriend or a daughter the patient misses ("I want to go and be with her for Christmas").
+_TO_BE_WITH = ["want", "to", "be", "with"]
+_A_DEATH_TOLD = frozenset({"died", "dead", "death", "passed", "gone", "lost", "went", "funeral",
+                           "grave", "heaven", "buried", "late", "killed", "suicide", "widow",
+                           "widowed", "widower", "ashes", "memorial", "anniversary", "again",
+                           "cemetery", "graveyard", "miscarriage", "stillborn", "angel"})
+
+
+def _company_of_the_living(sentences: list[Sentence], sentence: Sentence,
+                           mention: Mention) -> bool:
+    """Whether "want to be with …" is said in a turn that names someone of the patient's
+    ("my girlfriend", not a bare "him") and tells of no death."""
+    at = mention.start - sentence.offset
+    if sentence.words[at:at + len(_TO_BE_WITH)] != _TO_BE_WITH:
+        return False
+    return any(m.concept == "others" and m.end - m.start > 1  # "my daughter", not "him"
+               for s in sentences for m in s.mentions) and \
+        not any(_A_DEATH_TOLD.intersection(s.words) for s in sentences)
+
+
+def _a_time_alone_near(sentences: list[Sentence], low: int, high: int, index: int) -> bool:
+    """Whether a sentence near ``index`` names a time on its own ("Tonight. After my parents
+    go to sleep. I'm done.")."""
+    return any(number != index and _names_a_time_alone(near)
+               for number, near in enumerate(sentences[low:high], start=low))
+
+
 def _concealed(sentences: list[Sentence], index: int) -> bool:
     """Whether sentence ``index`` or the next two hide something: a concealment ("They don't
     need to know why", "I let them think so"), or a story told to others that the patient takes
@@ -680,7 +708,7 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
                 mention.concept == "self_harm_deliberate"
                 and _BODY_WORDS.intersection(sentence.words)
             ):
-                add("self_harm", mention, imminent=_injured_now(sentences))
+                add("self_harm", mention, imminent=injured_now(sentences))
                 break
         else:
             # The patient's marks told as theirs; the cause they seem to have is denied.
@@ -699,7 +727,8 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
             burden = any(m.concept == "burden" and (
                 conditional or (m.start < mention.end and mention.start < m.end)
                 or m.start == mention.end) for m in concepts)
-            if (mention.concept == "death_wish" and not idiom and not burden) or (
+            if (mention.concept == "death_wish" and not idiom and not burden
+                    and not _company_of_the_living(sentences, sentence, mention)) or (
                 mention.concept == "death_weak" and _death_is_wished(sentence, mention, concepts)
             ):
                 add("wish_to_be_dead", mention)
@@ -785,10 +814,12 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
             context = True
             if ("past_act" in own or regret is not None) and not upcoming and \
                     not _act_to_come(sentence, concepts, act):
-                add("past_attempt", act, imminent=_within_hours(sentence))
+                add("past_attempt", act,
+                    imminent=_within_hours(sentence) or injured_now(sentences))
             elif own & {"intent", "commitment"} or "commitment" in window or (
-                    "time" in own and act.concept in ("self_kill", "self_kill_weak", "act_pronoun",
-                                                      "method", "method_weak", "means")
+                    ("time" in own or _a_time_alone_near(sentences, low, high, index))
+                    and act.concept in ("self_kill", "self_kill_weak", "act_pronoun",
+                                        "method", "method_weak", "means")
                     and not own & {"thought", "desire"}):
                 # "I'm killing myself this weekend": the act with a time is intent.
                 add("intent", act, imminent=timed)
@@ -948,6 +979,20 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
         if "hopeless" not in own and doubted is not None and _life_doubted(sentence, doubted):
             add(REVIEW, doubted, cue="hopeless")  # "I can't imagine things ever being okay"
     raised = [f for f in findings if f.kind != REVIEW]
+    day = _the_day_named(sentences, asserted) if not raised and any(
+        f.cue == "farewell" for f in findings) else None
+    if day is not None:
+        # "Gave the dog to me sister and cancelled me phone plan. Tonight's the night.": the
+        # goodbyes, and a day named as the day, are a plan with its time.
+        findings.append(ConceptFinding("plan", True, _quote(*day, quote_words)))
+        return findings
+    at_hand = next((f for f in raised if f.kind in _AT_HAND_KINDS), None)
+    if at_hand is not None and not any(f.imminent for f in raised) and \
+            _at_hand_now(sentences, asserted):
+        # "I've got my husband's gun in my lap right now": means or a method's place at hand
+        # at this moment is an emergency, as a time set is.
+        findings[findings.index(at_hand)] = replace(at_hand, imminent=True)
+        return findings
     if raised and not any(f.imminent for f in raised):
         # "Tonight, the bridge. I'm done.": beside risk told, a sentence that is only a time
         # and a method's place is the plan with its time.
@@ -965,6 +1010,59 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
 _FRAGMENT_WORDS = frozenset({"the", "a", "an", "my", "at", "on", "in", "of", "by", "off",
                              "from", "then", "and", "level", "floor", "top", "side", "up",
                              "night", "morning", "evening", "afternoon"})
+
+
+def _the_day_named(sentences: list[Sentence],
+                   asserted: list[list[Mention]]) -> tuple[Sentence, Mention] | None:
+    """A day named as the day ("Tonight's the night"), with a time in its sentence, asserted,
+    in a turn that names no everyday occasion or work ("Friday is my last day, I'm retiring"
+    is a job's last day)."""
+    if any(has(sentence, concept) for sentence in sentences
+           for concept in ("mundane", "workplace", "academic")):
+        return None
+    for sentence, concepts in zip(sentences, asserted, strict=True):
+        day = next((m for m in concepts if m.concept == "day_named"
+                    and "last" not in sentence.words[m.start - sentence.offset:
+                                                     m.end - sentence.offset]), None)
+        if day is not None and any(_a_time_set(sentence, m) for m in concepts):
+            return sentence, day
+    return None
+
+
+# Findings that means or a method's place at hand now makes imminent; not a wish to be dead
+# or ideation ("I want to die right now" is a wish, told now).
+_AT_HAND_KINDS = frozenset({"means_access", "plan", "method", "intent", "self_harm",
+                            "past_attempt"})
+_AT_HAND_PARTS = frozenset({"method", "method_weak", "means", "firearm", "self_harm_act",
+                            "self_harm_cue", "past_act", "self_kill", "act_pronoun"})
+
+
+# A habit, not this moment: "when I want to die I go and stand in front of it", "some
+# evenings I sit in there".
+_HABIT_WORDS = frozenset({"when", "whenever", "every", "sometimes", "lately", "often",
+                          "always", "usually", "some", "keep", "until", "if", "then"})
+
+
+def _at_hand_now(sentences: list[Sentence], asserted: list[list[Mention]]) -> bool:
+    """Whether the patient tells of being, at this moment, with means or at a method's place
+    ("in my lap right now", "I'm standing in there now", "once I finish this call"): an
+    ``at_hand_now`` phrase asserted in a sentence of the patient's present, beside means, a
+    method or an act."""
+    for index, (sentence, concepts) in enumerate(zip(sentences, asserted, strict=True)):
+        if not any(m.concept == "at_hand_now" for m in concepts) or \
+                _TIME_GONE_BY.intersection(sentence.words) or \
+                _OTHERS_SUBJECTS.intersection(sentence.words) or \
+                _HABIT_WORDS.intersection(sentence.words):
+            continue
+        low, high = max(0, index - 1), index + 2
+        if any(m.concept in _AT_HAND_PARTS for near in asserted[low:high] for m in near):
+            return True
+    return False
+
+
+def at_hand_now(sentences: list[Sentence]) -> bool:
+    """``_at_hand_now`` for a turn already read as a risk statement."""
+    return _at_hand_now(sentences, asserted_concepts(sentences))
 
 
 def _time_and_place(sentence: Sentence, concepts: list[Mention]) -> Mention | None:
@@ -1005,10 +1103,13 @@ def _contains(words: list[str], phrase: list[str]) -> bool:
 _INJURED_NOW = re.compile(
     r"\b(?:blood\s+everywhere|gaping|still\s+(?:pouring|bleeding)|(?:not|can\s+not|cannot)\s+"
     r"stop\s+(?:the\s+)?bleeding|(?:feel|feeling|going|getting)\s+(?:\w+\s+)?faint|"
-    r"passing\s+out)\b")
+    r"passing\s+out|bleeding\s+through|it\s+(?:is|will)\s+not\s+stop(?:ping)?|"
+    r"taking\s+a\s+while\s+to\s+stop|dizzy|light\s*headed|throwing\s+up|vomiting|"
+    r"ears\s+(?:are\s+)?ringing|can\s+not\s+breathe|(?:stomach|belly|throat)\s+(?:is\s+)?"
+    r"burning)\b")
 
 
-def _injured_now(sentences: list[Sentence]) -> bool:
+def injured_now(sentences: list[Sentence]) -> bool:
     words = [word for sentence in sentences for word in sentence.words]
     return not _TIME_GONE_BY.intersection(words) and \
         _INJURED_NOW.search(" ".join(words)) is not None

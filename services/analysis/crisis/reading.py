@@ -177,7 +177,7 @@ _VOCABULARY = frozenset(stem for phrases in _CONCEPTS.values() for p in phrases 
 # Misspellings are corrected towards the words of what is disclosed, not of the modifiers
 # around it: "shower" must not become the "showed" of "the research showed".
 _UNCORRECTED_CONCEPTS = frozenset({"academic", "others", "mundane", "idiom", "historical",
-                                   "accident", "hypothetical", "workplace"})
+                                   "accident", "hypothetical", "workplace", "at_hand_now"})
 _LONG_WORDS = frozenset(
     word for name, phrases in _LEXICON["concepts"].items() if name not in _UNCORRECTED_CONCEPTS
     for phrase in phrases
@@ -285,8 +285,14 @@ def _is_expanded(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
     return out
 
 
+_YOU_KNOW_RE = re.compile(r"(?:^|,)\s*you\s+know\s*(?:,|$)")
+
+
 def _normalise(text: str) -> list[tuple[str, str]]:
     text = text.lower().replace("\u2019", "'")
+    if "you know" in text:
+        # ", you know," is a filler of speech: "not thinking about, you know, ending things".
+        text = _YOU_KNOW_RE.sub(",", text)
     if "w/o" in text:  # one token of text-speak that the tokenizer would split
         text = text.replace("w/o", "without")
     if "." in text:
@@ -313,9 +319,21 @@ def _normalise(text: str) -> list[tuple[str, str]]:
         pairs = [("not", _stem("not")) if word == "no" and 0 < index < len(pairs) - 1
                  and pairs[index - 1][0] == "am" and pairs[index + 1][0].endswith(("ing", "in"))
                  else (word, stem) for index, (word, stem) in enumerate(pairs)]
+    if "and" in words:
+        # "I want to go and be with her" is "I want to be with her": "go and" before a verb
+        # after "to" adds only the going.
+        pairs = [pair for index, pair in enumerate(pairs)
+                 if not (pair[0] in ("go", "and") and _goes_and(pairs, index))]
     # A word said twice is said once: speech repeats itself ("I, I think", "my, uh, my head").
     return [pair for index, pair in enumerate(pairs)
             if index == 0 or pair[0] != pairs[index - 1][0]]
+
+
+def _goes_and(pairs: list[tuple[str, str]], index: int) -> bool:
+    """Whether the word at ``index`` is the "go" or "and" of "to go and <verb>"."""
+    start = index if pairs[index][0] == "go" else index - 1
+    return 1 <= start and start + 2 < len(pairs) and pairs[start - 1][0] == "to" and \
+        pairs[start][0] == "go" and pairs[start + 1][0] == "and"
 
 
 def tokenize(text: str) -> list[str]:
