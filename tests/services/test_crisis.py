@@ -3409,3 +3409,52 @@ def test_goodbyes_and_a_day_named_as_the_day_are_a_plan_with_its_time():
 ])
 def test_words_of_speech_and_text(text, level):
     assert detect_crisis(f"Patient: {text}").level == level
+
+
+@pytest.mark.parametrize(("text", "level"), [
+    # It was `imminent`: a preparation long gone is history to ask about.
+    ("I was standing on the ledge last year.", "high"),
+    ("Last year I stood on the ledge of the car park roof.", "high"),
+    ("I wrote the note last night and the rope is in the garage.", "imminent"),
+])
+def test_a_preparation_long_gone_is_not_imminent(text, level):
+    assert detect_crisis(f"Patient: {text}").level == level
+
+
+def test_a_day_of_the_week_dates_an_act_as_recent_not_resolved():
+    # It was `low`: "I'm basically fine now" read as the turn's recovery.
+    assessment = detect_crisis("Patient: I OD'd on Tuesday but it wasn't a big deal, the hostel "
+                               "staff had naloxone. I'm basically fine now.")
+    assert [s.kind for s in assessment.signals] == ["past_attempt"]
+
+
+@pytest.mark.parametrize(("text", "level"), [
+    # Marks on the patient's body told small or out of sight were `low`.
+    ("It's only a few scratches on my thighs, nowhere anyone would see. I keep them clean.",
+     "high"),
+    ("It's just a few little nicks on my ankles, nothing like before, honestly.", "high"),
+    ("only a few scratches on my arms, not deep, dw", "high"),
+    # A cause named, an accident or someone else's marks stay theirs.
+    ("I've got a few little scratches on my arms from the cat.", None),
+    ("I've only got a few bruises on my legs after the football.", None),
+    ("Only a few small burns on my hands, I'm a line cook.", None),
+    ("I have a few scars on my knees from when I was little.", None),
+])
+def test_marks_told_small_are_self_harm_unless_a_cause_is_named(text, level):
+    assert detect_crisis(f"Patient: {text}").level == level
+
+
+@pytest.mark.parametrize(("text", "level"), [
+    ("My arms look like a barcode at this point. Scan me and see what I'm worth, ha.", "high"),
+    ("my arms look like railway tracks lol", "high"),
+    ("My legs look like a zebra from the sunburn lines.", None),
+    ("My hair looks like a zebra after that dye job.", None),
+    ("The scanner couldn't read the barcode on my arm band.", None),
+])
+def test_arms_likened_to_rows_of_lines_are_self_harm(text, level):
+    assert detect_crisis(f"Patient: {text}").level == level
+
+
+def test_a_weekday_in_the_plural_is_a_habit_not_a_recent_day():
+    assert detect_crisis("Patient: I drive to work on purpose on Sundays to avoid the "
+                         "traffic.").level is None

@@ -146,7 +146,15 @@ def _instrument_on_the_body(sentences: list[Sentence], index: int, mention: Ment
 
 # Injuries seen on the body, and the one who made them: "The scratches on my arms aren't from
 # the cat, they're from me."
-_MARKS = frozenset({"marks", "scratches", "scars", "cuts", "burns", "bruises", "scabs"})
+_MARKS = frozenset({"marks", "scratches", "scars", "cuts", "burns", "bruises", "scabs", "nicks"})
+# Marks told small ("only a few scratches", "little nicks", "not deep") or out of sight
+# ("nowhere anyone would see"): how self-harm is minimised, not how an accident is told.
+_MINIMISED = frozenset({"only", "few", "little", "small", "tiny"})
+_MINIMISED_PAIRS = frozenset({("not", "deep"), ("not", "serious"), ("big", "deal"),
+                              ("nowhere", "anyone"), ("nobody", "sees"), ("no", "one"),
+                              ("like", "before")})
+# A cause told after the marks: "from the cat", "after the football", "because I fell".
+_CAUSE_WORDS = frozenset({"from", "after", "because", "when", "playing", "at", "off"})
 
 
 def _marks_are_own(sentence: Sentence, number: int) -> Mention | None:
@@ -166,8 +174,40 @@ def _marks_are_own(sentence: Sentence, number: int) -> Mention | None:
         denied = not any(m.concept in ("others", "accident") and m.start - sentence.offset > at
                          and not source <= m.start - sentence.offset <= source + 1
                          for m in sentence.mentions)
-    if from_me or denied:
+    # "It's only a few scratches on my thighs, nowhere anyone would see": told small, with no
+    # cause named ("from the cat", "gardening") and no one else's.
+    minimised = bool(_MINIMISED.intersection(words) or _MINIMISED_PAIRS.intersection(
+        pairwise(words))) and not _CAUSE_WORDS.intersection(words[at:]) \
+        and not told_as_an_accident(sentence) \
+        and not any(m.concept in ("others", "accident") for m in sentence.mentions)
+    if from_me or denied or minimised:
         return Mention("self_harm_cue", sentence.offset + at, sentence.offset + at + 1, number)
+    return None
+
+
+# What rows of cuts are likened to: "my arms look like a barcode", "… a noughts and crosses
+# board", "… railway tracks".
+_LINED = frozenset({"barcode", "barcodes", "zebra", "noughts", "tic", "ladder", "ladders",
+                    "tracks", "railway", "railroad", "grater", "crossword"})
+
+
+_LOOK = frozenset({"look", "looks", "looking", "looked"})
+
+
+def _body_told_as_lined(sentence: Sentence, number: int) -> Mention | None:
+    """The patient's own arms or legs likened to rows of lines ("My arms look like a barcode
+    at this point."): how cut scars are named without naming them."""
+    words = sentence.words
+    if told_as_an_accident(sentence):
+        return None
+    for at, word in enumerate(words):
+        if {"from", "after", "because"}.intersection(words[at:]):
+            return None  # "… like a zebra from the sunburn lines"
+        # ("like" is read as a filler and dropped: "look a barcode".)
+        if word in _LINED and at >= 3 and _LOOK.intersection(words[max(0, at - 4):at]) and \
+                _own_body_at(words, max(0, at - 6), reach=5):
+            return Mention("self_harm_cue", sentence.offset + at, sentence.offset + at + 1,
+                           number)
     return None
 
 
@@ -517,6 +557,26 @@ def _company_of_the_living(sentences: list[Sentence], sentence: Sentence,
         not any(_A_DEATH_TOLD.intersection(s.words) for s in sentences)
 
 
+# A time long gone: "last year", "two months ago", "in 2019" (not "last night", "an hour ago").
+_LONG_SPANS = frozenset({"year", "years", "month", "months", "summer", "winter", "spring",
+                         "autumn", "fall", "christmas", "decade"})
+
+
+def _long_gone(sentence: Sentence) -> bool:
+    """Whether a sentence tells what it tells at a time long gone ("I was standing on the
+    ledge last year"): a preparation then is history to ask about, not an emergency."""
+    words = sentence.words
+    for i, word in enumerate(words):
+        if word == "last" and i + 1 < len(words) and words[i + 1] in _LONG_SPANS:
+            return True
+        if word == "ago" and _LONG_SPANS.intersection(words[max(0, i - 2):i]):
+            return True
+        if len(word) == 4 and word.isdigit() and 1950 <= int(word) <= 2100 and i > 0 and \
+                words[i - 1] in ("in", "since", "back"):
+            return True
+    return False
+
+
 def _a_time_alone_near(sentences: list[Sentence], low: int, high: int, index: int) -> bool:
     """Whether a sentence near ``index`` names a time on its own ("Tonight. After my parents
     go to sleep. I'm done.")."""
@@ -671,7 +731,7 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
     proposal (``proposes_an_act``), so its "do it" needs suicidal talk to be the act."""
     if not any(m.concept in _LEAD_CONCEPTS for s in sentences for m in s.mentions) and \
             not any(_GAVE.intersection(s.words) or _MARKS.intersection(s.words)
-                    for s in sentences):
+                    or _LINED.intersection(s.words) for s in sentences):
         return []
     asserted = asserted_concepts(sentences)
     if antecedent and not earlier_context:
@@ -712,8 +772,8 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
                 break
         else:
             # The patient's marks told as theirs; the cause they seem to have is denied.
-            marks = _marks_are_own(sentence, index) if FIRST_PERSON.intersection(
-                sentence.words) else None
+            marks = (_marks_are_own(sentence, index) or _body_told_as_lined(sentence, index)) \
+                if FIRST_PERSON.intersection(sentence.words) else None
             if marks is not None:
                 add("self_harm", marks)
         for mention in concepts:
@@ -955,8 +1015,8 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
             preparation = first["preparation_weak"]
         if preparation is not None:
             # "… so it's easy for them. I am ready now.": preparations done and readiness told.
-            add("plan", preparation,
-                imminent=bool(window & (_MEANS_OR_METHOD | {"commitment"})) or timed)
+            add("plan", preparation, imminent=not _long_gone(sentence) and (
+                bool(window & (_MEANS_OR_METHOD | {"commitment"})) or timed))
             context = True
         for kind, hidden in _covered(sentences, index, concepts):
             # "I gave my dog to my neighbour and told her it was for good. She didn't ask why

@@ -100,7 +100,11 @@ def _stem(word: str) -> str:
 
 # Words for one thing, matched as one: a lexicon entry with "pills" covers "tablets".
 _SAME_THING = {"tablet": "pill", "tablets": "pill", "capsule": "pill", "capsules": "pill"}
-_IRREGULAR = {"dying": "die", "died": "die", "dies": "die", "dead": "dead", "lying": "lie",
+# A weekday in the plural is a habit ("on Sundays"), not the day: it keeps its own stem.
+_HABIT_DAYS = {f"{day}days": f"{day}days" for day in ("mon", "tues", "wednes", "thurs", "fri",
+                                                       "satur", "sun")}
+_IRREGULAR = {**_HABIT_DAYS,
+              "dying": "die", "died": "die", "dies": "die", "dead": "dead", "lying": "lie",
               # "scared" is no scar: "I'm scared he's planning something"
               "scared": "scare", "scare": "scare", "scares": "scare", "scaring": "scare",
               "took": "take", "taken": "take", "gave": "give", "given": "give", "thought": "think",
@@ -203,7 +207,8 @@ _COMMON = frozenset({"though", "through", "should", "would", "could", "people", 
                      "bridges", "tablet", "dying", "trains", "noises", "notice", "nights",
                      "blacked", "hearing", "forearm", "forearms", "paying", "strange",
                      "stranger", "strangers", "calving", "calves", "halving", "carked",
-                     "cheaper", "manager", "managers", "buried", "burying"})
+                     "cheaper", "manager", "managers", "buried", "burying", "mondays",
+                     "tuesdays", "wednesdays", "thursdays", "fridays", "saturdays", "sundays"})
 
 
 @functools.lru_cache(maxsize=20_000)
