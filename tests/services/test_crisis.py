@@ -3458,3 +3458,18 @@ def test_arms_likened_to_rows_of_lines_are_self_harm(text, level):
 def test_a_weekday_in_the_plural_is_a_habit_not_a_recent_day():
     assert detect_crisis("Patient: I drive to work on purpose on Sundays to avoid the "
                          "traffic.").level is None
+
+
+@pytest.mark.parametrize(("text", "level"), [
+    # Each was `low`: a death hoped for, told as something that befalls the patient.
+    ("If the tractor rolled on me one of these days, I'd not be sorry. Be a mercy, really.",
+     "high"),
+    ("tbh wish the MS would hurry up and finish me off already.", "high"),
+    ("After a run of night shifts I lie there hoping my heart just packs in while I'm asleep.",
+     "high"),
+    ("I hope the ice gives way so we can go skating indoors.", None),
+    # "plane" was read as "plan".
+    ("I made a plan for the weekend, then a plane ticket for the summer.", None),
+])
+def test_a_death_that_befalls_the_patient_hoped_for_is_a_wish(text, level):
+    assert detect_crisis(f"Patient: {text}").level == level

@@ -104,6 +104,8 @@ _SAME_THING = {"tablet": "pill", "tablets": "pill", "capsule": "pill", "capsules
 _HABIT_DAYS = {f"{day}days": f"{day}days" for day in ("mon", "tues", "wednes", "thurs", "fri",
                                                        "satur", "sun")}
 _IRREGULAR = {**_HABIT_DAYS,
+              # "plane" is no "plan": "if the plane went down"
+              "plane": "plane", "planes": "plane",
               "dying": "die", "died": "die", "dies": "die", "dead": "dead", "lying": "lie",
               # "scared" is no scar: "I'm scared he's planning something"
               "scared": "scare", "scare": "scare", "scares": "scare", "scaring": "scare",
