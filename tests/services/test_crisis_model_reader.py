@@ -533,12 +533,18 @@ def test_the_doubting_model_is_the_one_its_settings_describe():
 
 def test_the_second_model_adds_what_the_other_readers_miss():
     """Tuning-half statements that only the second model raises (training material for it: the
-    mechanism; the held-out halves measure what it adds)."""
+    mechanism; the held-out halves measure what it adds): as a risk statement, or by keeping
+    the other readers from doubting what the lexicons found."""
     texts = [f"Patient: {s['text']}" for s in split_blind_set()[TUNING] if s["escalate"]]
-    raised = {t for t in texts if _floor(t) in ("high", "imminent")}
+    raised = [t for t in texts if _floor(t) in ("high", "imminent")]
     added = [t for t in raised if _floor(t, second_model=False) not in ("high", "imminent")]
     assert len(added) >= 5
-    assert [signal.kind for signal in detect_crisis(added[0]).signals] == [RISK_STATEMENT]
+    kinds = [[signal.kind for signal in detect_crisis(t).signals] for t in added]
+    assert sum(1 for found in kinds if found == [RISK_STATEMENT]) >= 5
+    for text, found in zip(added, kinds, strict=True):
+        if found != [RISK_STATEMENT]:
+            assert DOUBTED_CUE not in [r.kind for r in detect_crisis(text).review]
+            assert DOUBTED_CUE in [r.kind for r in detect_crisis(text, second_model=False).review]
 
 
 def test_the_phrase_patterns_tell_which_turn_raised_what():
