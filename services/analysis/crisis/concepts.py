@@ -189,8 +189,6 @@ def _marks_are_own(sentence: Sentence, number: int) -> Mention | None:
 # board", "… railway tracks".
 _LINED = frozenset({"barcode", "barcodes", "zebra", "noughts", "tic", "ladder", "ladders",
                     "tracks", "railway", "railroad", "grater", "crossword"})
-
-
 _LOOK = frozenset({"look", "looks", "looking", "looked"})
 
 
@@ -198,11 +196,9 @@ def _body_told_as_lined(sentence: Sentence, number: int) -> Mention | None:
     """The patient's own arms or legs likened to rows of lines ("My arms look like a barcode
     at this point."): how cut scars are named without naming them."""
     words = sentence.words
-    if told_as_an_accident(sentence):
-        return None
+    if told_as_an_accident(sentence) or {"from", "after", "because"}.intersection(words):
+        return None  # "… like a zebra from the sunburn lines"
     for at, word in enumerate(words):
-        if {"from", "after", "because"}.intersection(words[at:]):
-            return None  # "… like a zebra from the sunburn lines"
         # ("like" is read as a filler and dropped: "look a barcode".)
         if word in _LINED and at >= 3 and _LOOK.intersection(words[max(0, at - 4):at]) and \
                 _own_body_at(words, max(0, at - 6), reach=5):
@@ -1158,8 +1154,10 @@ def _contains(words: list[str], phrase: list[str]) -> bool:
     return any(words[i:i + len(phrase)] == phrase for i in range(len(words)))
 
 
-# Self-harm that needs emergency care now: bleeding that will not stop, a wound gaping, the
-# patient going faint ("Just cut myself. It's gaping. Still pouring.").
+# Harm that needs emergency care now: bleeding that will not stop or soaks through, a wound
+# gaping, the patient going faint or dizzy, vomiting, ears ringing after something swallowed
+# ("Just cut myself. It's gaping. Still pouring.", "Bled through two tea towels. Feeling
+# dizzy.").
 _INJURED_NOW = re.compile(
     r"\b(?:blood\s+everywhere|gaping|still\s+(?:pouring|bleeding)|(?:not|can\s+not|cannot)\s+"
     r"stop\s+(?:the\s+)?bleeding|(?:feel|feeling|going|getting)\s+(?:\w+\s+)?faint|"
@@ -1170,6 +1168,8 @@ _INJURED_NOW = re.compile(
 
 
 def injured_now(sentences: list[Sentence]) -> bool:
+    """Whether a turn tells of harm needing emergency care now (``_INJURED_NOW``), with no
+    time gone by ("it wouldn't stop bleeding last year")."""
     words = [word for sentence in sentences for word in sentence.words]
     return not _TIME_GONE_BY.intersection(words) and \
         _INJURED_NOW.search(" ".join(words)) is not None
