@@ -3473,3 +3473,38 @@ def test_a_weekday_in_the_plural_is_a_habit_not_a_recent_day():
 ])
 def test_a_death_that_befalls_the_patient_hoped_for_is_a_wish(text, level):
     assert detect_crisis(f"Patient: {text}").level == level
+
+
+@pytest.mark.parametrize(("text", "level"), [
+    # Each was `low`: a firearm, or a medicine opened or all of it, in the patient's hands now.
+    ("I've got my husband's gun in my lap right now. I don't even know why I got it out.",
+     "imminent"),
+    ("I'm parked by the rail crossing with the pill bottle open in my lap right now.",
+     "imminent"),
+    ("I'm holding my rifle in my hands, cleaning it for hunting season.", None),
+    ("My dad has his gun in his lap watching TV.", None),
+])
+def test_lethal_means_in_the_patients_hands_now_are_imminent(text, level):
+    assert detect_crisis(f"Patient: {text}").level == level
+
+
+def test_a_question_about_the_means_at_hand_sets_no_emergency():
+    # The trained readers raise it (`high`); means at hand made it `imminent`.
+    assert detect_crisis("Patient: I have my pills in front of me, which ones do I take in "
+                         "the morning?").level != "imminent"
+
+
+@pytest.mark.parametrize("text", [
+    # Each was `low`. "just acting" in the study words read, "just" dropped, as any "act", so
+    # "act on it" was read as a performance.
+    "dont freak out but im pretty sure im going to act on it soon. its fine, im calm about it",
+    "tonights the night honestly. im not even scared anymore",
+    "Ah'm gonnae dae it the night, that's me. Cannae dae another day o' this.",
+])
+def test_intent_told_in_text_speak_dialect_or_as_acting_on_it(text):
+    assert detect_crisis(f"Patient: {text}").level == "imminent"
+
+
+def test_a_part_played_is_still_acting():
+    assert detect_crisis("Patient: In the play I'm in, my character says 'I want to die' every "
+                         "night. It's draining to rehearse, but it's just acting.").level is None

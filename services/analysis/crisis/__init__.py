@@ -376,7 +376,9 @@ def _first_read_as_risk(turns: list[Turn], readings: dict[int, list[Sentence]], 
                 return _risk_statement(text, ", taken within the last hours")
             if concepts.injured_now(sentences):
                 return _risk_statement(text, ", hurt and needing care now")
-            if concepts.at_hand_now(sentences):
+            if concepts.at_hand_now(sentences) and "?" not in text:
+                # A question asks about the means at hand ("I have my pills in front of me,
+                # which ones do I take in the morning?"): it sets no emergency.
                 return _risk_statement(text, ", with means at hand now")
             return _risk_statement(text)
     return None

@@ -986,6 +986,13 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
             # "I've got the rope. Tonight.": a time told alone beside means the patient has.
             add("plan", means, imminent=True)
             context = True
+        if means is not None and len(findings) == found_before and \
+                _lethal_means_in_hand(sentence, concepts, means) and not at_work:
+            # "I've got my husband's gun in my lap right now.", "… the pill bottle open in my
+            # lap right now": a firearm, or a medicine opened or all of it, in the patient's
+            # hands at this moment, whatever reason is given or none.
+            add("means_access", means, imminent=True)
+            context = True
         if own & {"means", "method_weak"} and "covert" in window and (
                 set(sentence.words) & FIRST_PERSON or not tells_of_someone_else(sentence)):
             # "taking all my pills once everyone is asleep": means with a time chosen to be alone;
@@ -1097,6 +1104,30 @@ _AT_HAND_PARTS = frozenset({"method", "method_weak", "means", "firearm", "self_h
 # evenings I sit in there".
 _HABIT_WORDS = frozenset({"when", "whenever", "every", "sometimes", "lately", "often",
                           "always", "usually", "some", "keep", "until", "if", "then"})
+
+
+# Where the means are in the patient's hands, not merely theirs ("in my lap", "in front of
+# me"): the positions of ``at_hand_now``.
+_IN_HAND = frozenset({("my", "lap"), ("my", "hand"), ("my", "hands"), ("front", "of"),
+                      ("next", "to"), ("beside", "me"), ("across", "my")})
+# A medicine ready to be taken whole: opened, all of it, the lot.
+_READY = frozenset({"open", "opened", "all", "whole", "lot", "every"})
+
+
+def _lethal_means_in_hand(sentence: Sentence, concepts: list[Mention], means: Mention) -> bool:
+    """Whether the patient tells of a firearm, or a medicine opened or all of it, in their
+    hands at this moment: in their lap, hand or in front of them, in a sentence of the present
+    with no habit word and no one else as its subject."""
+    words = sentence.words
+    if not any(m.concept == "at_hand_now" for m in concepts) or \
+            not FIRST_PERSON.intersection(words) or _HABIT_WORDS.intersection(words) or \
+            _TIME_GONE_BY.intersection(words) or _OTHERS_SUBJECTS.intersection(words) or \
+            not _IN_HAND.intersection(pairwise(words)):
+        return False
+    if any(m.concept == "firearm" for m in concepts):
+        return True
+    return sentence.stems[means.start - sentence.offset] in ("pill", "medication") and \
+        bool(_READY.intersection(words) or "dozen" in sentence.stems)
 
 
 def _at_hand_now(sentences: list[Sentence], asserted: list[list[Mention]]) -> bool:
