@@ -3508,3 +3508,16 @@ def test_intent_told_in_text_speak_dialect_or_as_acting_on_it(text):
 def test_a_part_played_is_still_acting():
     assert detect_crisis("Patient: In the play I'm in, my character says 'I want to die' every "
                          "night. It's draining to rehearse, but it's just acting.").level is None
+
+
+@pytest.mark.parametrize(("text", "level"), [
+    # Each was `low`.
+    ("I just want to stop being alive.", "high"),
+    ("I just want to go to sleep for good. Be with my mum again, you know?", "high"),
+    ("so over existing fr, just unsubscribe me from life atp", "high"),
+    ("I don't want to stop being here, I love this town.", None),
+    ("I went through a dark patch after my first marriage and tried to go to sleep for good. "
+     "That was 1998; I've been steady ever since.", None),
+])
+def test_wishes_to_stop_being_alive_in_other_words(text, level):
+    assert detect_crisis(f"Patient: {text}").level == level
