@@ -3521,3 +3521,15 @@ def test_a_part_played_is_still_acting():
 ])
 def test_wishes_to_stop_being_alive_in_other_words(text, level):
     assert detect_crisis(f"Patient: {text}").level == level
+
+
+@pytest.mark.parametrize(("text", "level"), [
+    # The first was `low`: the means unnamed, the count and the hour told.
+    ("Already took them. Forty. Half an hour ago.", "imminent"),
+    ("i already took them like 30 mins ago, the whole bottle. im scared now", "imminent"),
+    ("I took it an hour ago, 12 units of insulin as usual.", None),
+    ("I took them all an hour ago, my morning meds.", None),
+    ("She took the lot an hour ago, I'm scared for her.", None),
+])
+def test_an_overdose_told_by_its_count_within_hours_is_under_way(text, level):
+    assert detect_crisis(f"Patient: {text}").level == level

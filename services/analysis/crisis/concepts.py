@@ -725,6 +725,12 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
             antecedent: bool = False) -> list[ConceptFinding]:
     """``find`` for a turn already read with ``read_turn``. ``antecedent``: the turn answers a
     proposal (``proposes_an_act``), so its "do it" needs suicidal talk to be the act."""
+    swallowed = _overdose_told_by_its_count(sentences)
+    if swallowed is not None:
+        # "Already took them. Forty. Half an hour ago.": the means unnamed, the count and
+        # the hour told; an overdose under way.
+        sentence, taken = swallowed
+        return [ConceptFinding("past_attempt", True, _quote(sentence, taken, quote_words))]
     if not any(m.concept in _LEAD_CONCEPTS for s in sentences for m in s.mentions) and \
             not any(_GAVE.intersection(s.words) or _MARKS.intersection(s.words)
                     or _LINED.intersection(s.words) for s in sentences):
@@ -1179,6 +1185,34 @@ def taken_within_hours(sentences: list[Sentence]) -> bool:
     attempt under way."""
     return any(_TAKEN.intersection(s.words) and _within_hours(s) and
                not _contains(s.words, ["last", "night"]) for s in sentences)
+
+
+# A dose measured, not a count of tablets: "12 units of insulin as usual".
+_DOSE_UNITS = frozenset({"units", "unit", "mg", "mgs", "milligrams", "ml", "mls", "mcg", "iu",
+                         "puffs", "drops", "usual"})
+# What was taken, told by a pronoun or as all of it: "took them", "swallowed the lot".
+_TAKEN_WHAT = frozenset({"them", "it", "lot", "everything"})
+# An overdose's count: ten or more (read as "dozen"), the lot, a whole bottle or box.
+_COUNTS = frozenset({"dozen", "lot", "whole", "everything"})
+
+
+def _overdose_told_by_its_count(sentences: list[Sentence]) -> tuple[Sentence, Mention] | None:
+    """A turn that tells of something taken with an overdose's count and within the last
+    hours, the means unnamed ("Already took them. Forty. Half an hour ago."): the sentence
+    and the taking. No one else may be its subject, nor the time "last night"."""
+    if not any(_COUNTS.intersection(s.stems) for s in sentences) or \
+            not any(_within_hours(s) and not _contains(s.words, ["last", "night"])
+                    for s in sentences) or \
+            any(_DOSE_UNITS.intersection(s.words) or has(s, "mundane") for s in sentences):
+        return None
+    for number, sentence in enumerate(sentences):
+        words = sentence.words
+        for at, word in enumerate(words):
+            if word in _TAKEN and _TAKEN_WHAT.intersection(words[at + 1:at + 3]) and \
+                    not _OTHERS_SUBJECTS.intersection(words[:at]):
+                return sentence, Mention("past_act", sentence.offset + at,
+                                         sentence.offset + at + 1, number)
+    return None
 
 
 def _contains(words: list[str], phrase: list[str]) -> bool:
