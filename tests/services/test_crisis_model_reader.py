@@ -379,11 +379,20 @@ def test_self_harm_that_needs_emergency_care_now_is_imminent(text, level):
     assert detect_crisis(f"Patient: {text}").level == level
 
 
-def test_a_risk_statement_taken_within_hours_says_so():
+def test_something_taken_within_hours_says_so():
+    # The lexicons now find it (an overdose told by its count); it was a risk statement only
+    # the trained readers raised. Either way the factor says the attempt is under way.
     signals = detect_crisis("Patient: um i already took them like the whole bottle of the "
                             "sleeping ones maybe twenty minutes ago").signals
-    assert [(s.kind, s.level) for s in signals] == [(RISK_STATEMENT, "imminent")]
-    assert "taken within the last hours" in signals[0].factor
+    assert [(s.kind, s.level) for s in signals] == [("past_attempt", "imminent")]
+    assert "made within the last hours" in signals[0].factor
+
+
+def test_means_taken_out_an_hour_ago_are_at_hand_not_taken():
+    signals = detect_crisis("Patient: Got the farm rifle across me knees right now, mate. "
+                            "Took the rounds out of the safe an hour ago.").signals
+    assert [s.level for s in signals] == ["imminent"]
+    assert "taken within the last hours" not in signals[0].factor
 
 
 def test_a_disclosure_only_the_readers_catch_is_imminent_when_it_sets_a_time():

@@ -196,8 +196,12 @@ def assess_turns(turns: list[Turn], *, trained_reader: bool = True, model_reader
                 _send_to_review(review, finding.cue, finding.quote)
                 continue
             last_context = index
+            # An attempt at imminent is one under way: say so, not only "a past attempt".
+            under_way = ", made within the last hours" if finding.kind == PAST_ATTEMPT and \
+                finding.imminent else ""
             _keep_the_graver(found, CrisisSignal(
-                finding.kind, statement_factor(finding.kind, finding.quote), _level_of(finding)))
+                finding.kind, statement_factor(finding.kind, finding.quote, under_way),
+                _level_of(finding)))
     for turn in turns:
         if turn.role != ROLE_COLLATERAL:
             continue

@@ -1115,7 +1115,8 @@ _HABIT_WORDS = frozenset({"when", "whenever", "every", "sometimes", "lately", "o
 # Where the means are in the patient's hands, not merely theirs ("in my lap", "in front of
 # me"): the positions of ``at_hand_now``.
 _IN_HAND = frozenset({("my", "lap"), ("my", "hand"), ("my", "hands"), ("front", "of"),
-                      ("next", "to"), ("beside", "me"), ("across", "my")})
+                      ("next", "to"), ("beside", "me"), ("across", "my"), ("me", "lap"),
+                      ("me", "hand"), ("me", "hands"), ("across", "me")})
 # A medicine ready to be taken whole: opened, all of it, the lot.
 _READY = frozenset({"open", "opened", "all", "whole", "lot", "every"})
 
@@ -1184,7 +1185,9 @@ def taken_within_hours(sentences: list[Sentence]) -> bool:
     to ask about): read only in a turn already read as a risk statement, where it is an
     attempt under way."""
     return any(_TAKEN.intersection(s.words) and _within_hours(s) and
-               not _contains(s.words, ["last", "night"]) for s in sentences)
+               not _contains(s.words, ["last", "night"])
+               and not _contains(s.words, ["out", "of"])  # "took the rounds out of the safe"
+               for s in sentences)
 
 
 # A dose measured, not a count of tablets: "12 units of insulin as usual".
@@ -1196,11 +1199,24 @@ _TAKEN_WHAT = frozenset({"them", "it", "lot", "everything"})
 _COUNTS = frozenset({"dozen", "lot", "whole", "everything"})
 
 
+_SPANS_OF_TIME = frozenset({"minute", "minutes", "min", "mins", "hour", "hours", "hr", "hrs",
+                            "second", "seconds", "secs", "day", "days", "week", "weeks",
+                            "month", "months", "year", "years"})
+
+
+def _a_count_of_things(sentence: Sentence) -> bool:
+    """An overdose's count in the sentence, not one of time ("twenty minutes ago")."""
+    return any((stem in _COUNTS or word in _COUNTS)
+               and sentence.words[i + 1:i + 2] not in ([span] for span in _SPANS_OF_TIME)
+               for i, (word, stem) in enumerate(zip(sentence.words, sentence.stems,
+                                                    strict=True)))
+
+
 def _overdose_told_by_its_count(sentences: list[Sentence]) -> tuple[Sentence, Mention] | None:
     """A turn that tells of something taken with an overdose's count and within the last
     hours, the means unnamed ("Already took them. Forty. Half an hour ago."): the sentence
     and the taking. No one else may be its subject, nor the time "last night"."""
-    if not any(_COUNTS.intersection(s.stems) for s in sentences) or \
+    if not any(_a_count_of_things(s) for s in sentences) or \
             not any(_within_hours(s) and not _contains(s.words, ["last", "night"])
                     for s in sentences) or \
             any(_DOSE_UNITS.intersection(s.words) or has(s, "mundane") for s in sentences):
