@@ -34,7 +34,9 @@ def _only_the_second_model_raises() -> str:
     for text in raised:
         without = apply_safety_floor({"level": "low"},
                                      detect_crisis(f"Patient: {text}", second_model=False))
-        if without["level"] in ("low", "moderate"):
+        # A risk statement of its own, not a lexicon finding it only keeps from being doubted.
+        if without["level"] in ("low", "moderate") and FACTOR in \
+                detect_crisis(f"Patient: {text}").signals[0].factor:
             return text
     raise AssertionError("no statement that only the second model raises")
 
