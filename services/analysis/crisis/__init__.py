@@ -167,8 +167,7 @@ def assess_turns(turns: list[Turn], *, trained_reader: bool = True, model_reader
             # not overrule it.
             phrase_turns.append(Turn(turn.role, ""))
         elif doubting and _doubted(turn, sentences, findings, score) and not (
-                second_model and language_model.reads(sentences)
-                and _second_model_reads(turn.text, sentences, score)):
+                second_model and _second_model_reads(turn.text, sentences, score)):
             # "Yes, there was a suicide attempt in my twenties. I'm seventy now and I'd much
             # rather talk about my knees."
             _send_to_review(review, DOUBTED_CUE, _quote(turn.text))
@@ -370,7 +369,7 @@ def _first_read_as_risk(turns: list[Turn], readings: dict[int, list[Sentence]], 
         # reader raised the turn and the lexicons hold none of its words of risk at a distance
         # (it rates "My sister googled how many of her pills it would take" near certain).
         read = read or (trained_reader and _trained_reading(text, sentences)) or (
-            second_model and models_read and _second_model_reads(text, sentences, score))
+            second_model and score is not None and _second_model_reads(text, sentences, score))
         if read:
             # Intent with a time ("I'm going home to Jesus on Sunday"), a plan's method, means
             # or preparation with one, or something taken within the last hours: imminent.
@@ -390,10 +389,12 @@ def _first_read_as_risk(turns: list[Turn], readings: dict[int, list[Sentence]], 
 
 def _second_model_reads(text: str, sentences: list[Sentence],
                         score: language_model.TurnScores) -> bool:
-    """Whether the second model, at its own threshold, reads a turn whose words of risk the
-    lexicons hold none of at a distance as a current disclosure. A turn it reads so is not
-    doubted either: "every trained reader reads no current risk" includes it."""
-    return not assertion.distanced(sentences, language_model.GATE_CONCEPTS) and \
+    """Whether the second model, at its own threshold, reads a turn it is asked about (one the
+    models read, whose words of risk the lexicons hold none of at a distance) as a current
+    disclosure. A turn it reads so is not doubted either: "every trained reader reads no
+    current risk" includes it."""
+    return language_model.reads(sentences) and \
+        not assertion.distanced(sentences, language_model.GATE_CONCEPTS) and \
         score.second(text) >= language_model.second_threshold(sentences)
 
 

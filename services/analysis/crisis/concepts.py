@@ -151,10 +151,11 @@ _MARKS = frozenset({"marks", "scratches", "scars", "cuts", "burns", "bruises", "
 # ("nowhere anyone would see"): how self-harm is minimised, not how an accident is told.
 _MINIMISED = frozenset({"only", "few", "little", "small", "tiny"})
 _MINIMISED_PAIRS = frozenset({("not", "deep"), ("not", "serious"), ("big", "deal"),
-                              ("nowhere", "anyone"), ("nobody", "sees"), ("no", "one"),
-                              ("like", "before")})
-# A cause told after the marks: "from the cat", "after the football", "because I fell".
-_CAUSE_WORDS = frozenset({"from", "after", "because", "when", "playing", "at", "off"})
+                              ("nowhere", "anyone"), ("nobody", "sees"), ("no", "one")})
+# A cause told after the marks: "from the cat", "after the football", "because I fell";
+# after small marks also "when", "playing", "at", "off" ("… at boxing", "… off the bike").
+_CAUSES_NAMED = frozenset({"from", "after", "because"})
+_CAUSE_WORDS = _CAUSES_NAMED | frozenset({"when", "playing", "at", "off"})
 
 
 def _marks_are_own(sentence: Sentence, number: int) -> Mention | None:
@@ -196,7 +197,7 @@ def _body_told_as_lined(sentence: Sentence, number: int) -> Mention | None:
     """The patient's own arms or legs likened to rows of lines ("My arms look like a barcode
     at this point."): how cut scars are named without naming them."""
     words = sentence.words
-    if told_as_an_accident(sentence) or {"from", "after", "because"}.intersection(words):
+    if told_as_an_accident(sentence) or _CAUSES_NAMED.intersection(words):
         return None  # "… like a zebra from the sunburn lines"
     for at, word in enumerate(words):
         # ("like" is read as a filler and dropped: "look a barcode".)
@@ -1112,11 +1113,17 @@ _HABIT_WORDS = frozenset({"when", "whenever", "every", "sometimes", "lately", "o
                           "always", "usually", "some", "keep", "until", "if", "then"})
 
 
-# Where the means are in the patient's hands, not merely theirs ("in my lap", "in front of
-# me"): the positions of ``at_hand_now``.
-_IN_HAND = frozenset({("my", "lap"), ("my", "hand"), ("my", "hands"), ("front", "of"),
-                      ("next", "to"), ("beside", "me"), ("across", "my"), ("me", "lap"),
-                      ("me", "hand"), ("me", "hands"), ("across", "me")})
+def _of_this_moment(sentence: Sentence) -> bool:
+    """A sentence of the patient's present: no habit word, no time gone by, no one else as a
+    subject."""
+    words = sentence.words
+    return not (_HABIT_WORDS.intersection(words) or _TIME_GONE_BY.intersection(words)
+                or _OTHERS_SUBJECTS.intersection(words))
+
+
+# The ``at_hand_now`` phrases that put the means in the patient's hands, not merely near them
+# ("in my lap", "in front of me", "across me knees").
+_IN_HAND = frozenset({"lap", "hand", "hands", "front", "knees", "beside", "next"})
 # A medicine ready to be taken whole: opened, all of it, the lot.
 _READY = frozenset({"open", "opened", "all", "whole", "lot", "every"})
 
@@ -1126,10 +1133,9 @@ def _lethal_means_in_hand(sentence: Sentence, concepts: list[Mention], means: Me
     hands at this moment: in their lap, hand or in front of them, in a sentence of the present
     with no habit word and no one else as its subject."""
     words = sentence.words
-    if not any(m.concept == "at_hand_now" for m in concepts) or \
-            not FIRST_PERSON.intersection(words) or _HABIT_WORDS.intersection(words) or \
-            _TIME_GONE_BY.intersection(words) or _OTHERS_SUBJECTS.intersection(words) or \
-            not _IN_HAND.intersection(pairwise(words)):
+    if not any(m.concept == "at_hand_now" and _IN_HAND.intersection(
+            words[m.start - sentence.offset:m.end - sentence.offset]) for m in concepts) or \
+            not FIRST_PERSON.intersection(words) or not _of_this_moment(sentence):
         return False
     if any(m.concept == "firearm" for m in concepts):
         return True
@@ -1144,9 +1150,7 @@ def _at_hand_now(sentences: list[Sentence], asserted: list[list[Mention]]) -> bo
     method or an act."""
     for index, (sentence, concepts) in enumerate(zip(sentences, asserted, strict=True)):
         if not any(m.concept == "at_hand_now" for m in concepts) or \
-                _TIME_GONE_BY.intersection(sentence.words) or \
-                _OTHERS_SUBJECTS.intersection(sentence.words) or \
-                _HABIT_WORDS.intersection(sentence.words):
+                not _of_this_moment(sentence):
             continue
         low, high = max(0, index - 1), index + 2
         if any(m.concept in _AT_HAND_PARTS for near in asserted[low:high] for m in near):
@@ -1184,30 +1188,24 @@ def taken_within_hours(sentences: list[Sentence]) -> bool:
     ("last night" is a night gone by: "Took a few extra of me tablets last night" is a time
     to ask about): read only in a turn already read as a risk statement, where it is an
     attempt under way."""
-    return any(_TAKEN.intersection(s.words) and _within_hours(s) and
-               not _contains(s.words, ["last", "night"])
+    return any(_TAKEN.intersection(s.words) and _hours_ago(s)
                and not _contains(s.words, ["out", "of"])  # "took the rounds out of the safe"
                for s in sentences)
 
 
-# A dose measured, not a count of tablets: "12 units of insulin as usual".
-_DOSE_UNITS = frozenset({"units", "unit", "mg", "mgs", "milligrams", "ml", "mls", "mcg", "iu",
-                         "puffs", "drops", "usual"})
+# A dose measured or routine, not a count of tablets: "12 units of insulin as usual".
+_A_DOSE = frozenset({"units", "unit", "mg", "mgs", "milligrams", "ml", "mls", "mcg", "iu",
+                     "puffs", "drops", "usual"})
 # What was taken, told by a pronoun or as all of it: "took them", "swallowed the lot".
 _TAKEN_WHAT = frozenset({"them", "it", "lot", "everything"})
 # An overdose's count: ten or more (read as "dozen"), the lot, a whole bottle or box.
 _COUNTS = frozenset({"dozen", "lot", "whole", "everything"})
 
 
-_SPANS_OF_TIME = frozenset({"minute", "minutes", "min", "mins", "hour", "hours", "hr", "hrs",
-                            "second", "seconds", "secs", "day", "days", "week", "weeks",
-                            "month", "months", "year", "years"})
-
-
 def _a_count_of_things(sentence: Sentence) -> bool:
     """An overdose's count in the sentence, not one of time ("twenty minutes ago")."""
     return any((stem in _COUNTS or word in _COUNTS)
-               and sentence.words[i + 1:i + 2] not in ([span] for span in _SPANS_OF_TIME)
+               and not _SPANS_OF_TIME.intersection(sentence.words[i + 1:i + 2])
                for i, (word, stem) in enumerate(zip(sentence.words, sentence.stems,
                                                     strict=True)))
 
@@ -1216,10 +1214,10 @@ def _overdose_told_by_its_count(sentences: list[Sentence]) -> tuple[Sentence, Me
     """A turn that tells of something taken with an overdose's count and within the last
     hours, the means unnamed ("Already took them. Forty. Half an hour ago."): the sentence
     and the taking. No one else may be its subject, nor the time "last night"."""
-    if not any(_a_count_of_things(s) for s in sentences) or \
-            not any(_within_hours(s) and not _contains(s.words, ["last", "night"])
-                    for s in sentences) or \
-            any(_DOSE_UNITS.intersection(s.words) or has(s, "mundane") for s in sentences):
+    if not any(_TAKEN.intersection(s.words) for s in sentences) or \
+            not any(_a_count_of_things(s) for s in sentences) or \
+            not any(_hours_ago(s) for s in sentences) or \
+            any(_A_DOSE.intersection(s.words) or has(s, "mundane") for s in sentences):
         return None
     for number, sentence in enumerate(sentences):
         words = sentence.words
@@ -1259,9 +1257,17 @@ def injured_now(sentences: list[Sentence]) -> bool:
 # An attempt told as made within the last hours is under way: a medical emergency ("I took
 # thirty of my pills an hour ago"), not a history to ask about.
 _HOUR_WORDS = frozenset({"minute", "minutes", "min", "mins", "hour", "hours", "hr", "hrs"})
+# Any span of time a number may count: "twenty minutes ago" is no count of tablets.
+_SPANS_OF_TIME = _HOUR_WORDS | frozenset({"second", "seconds", "secs", "day", "days", "week",
+                                          "weeks", "month", "months", "year", "years"})
 _WITHIN_HOURS = (["earlier", "today"], ["earlier", "tonight"],
                  ["this", "morning"], ["this", "afternoon"], ["this", "evening"],
                  ["tonight"], ["last", "night"])
+
+
+def _hours_ago(sentence: Sentence) -> bool:
+    """``_within_hours``, "last night" aside: a night gone by is a time to ask about."""
+    return _within_hours(sentence) and not _contains(sentence.words, ["last", "night"])
 
 
 def _within_hours(sentence: Sentence) -> bool:

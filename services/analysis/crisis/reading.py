@@ -209,8 +209,8 @@ _COMMON = frozenset({"though", "through", "should", "would", "could", "people", 
                      "bridges", "tablet", "dying", "trains", "noises", "notice", "nights",
                      "blacked", "hearing", "forearm", "forearms", "paying", "strange",
                      "stranger", "strangers", "calving", "calves", "halving", "carked",
-                     "cheaper", "manager", "managers", "buried", "burying", "mondays",
-                     "tuesdays", "wednesdays", "thursdays", "fridays", "saturdays", "sundays"})
+                     "cheaper", "manager", "managers", "buried", "burying"}
+                    ) | frozenset(_HABIT_DAYS)  # "sundays" is no misspelt "sunday"
 
 
 @functools.lru_cache(maxsize=20_000)
