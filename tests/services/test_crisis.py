@@ -3533,3 +3533,91 @@ def test_wishes_to_stop_being_alive_in_other_words(text, level):
 ])
 def test_an_overdose_told_by_its_count_within_hours_is_under_way(text, level):
     assert detect_crisis(f"Patient: {text}").level == level
+
+
+@pytest.mark.parametrize(("text", "level"), [
+    # Any medicine of an overdose's amount, or a drug that kills in any amount, in the
+    # patient's hands now, named in the sentence or the one before (the first and the third
+    # were `low`).
+    ("I've got a full box of my amitriptyline in my lap right now.", "imminent"),
+    ("There's a syringe of potassium chloride from the ward in front of me. I'm holding it "
+     "now.", "imminent"),
+    ("My dad's nembutal from the vet practice. It's in my hand right now.", "imminent"),
+    ("I've got my inhaler in my hand right now, the nurse is watching my technique.", None),
+    ("I have the cake knife in my hand right now, it's her birthday.", None),
+])
+def test_any_lethal_medicine_in_the_patients_hands_now_is_imminent(text, level):
+    assert detect_crisis(f"Patient: {text}").level == level
+
+
+@pytest.mark.parametrize(("text", "level"), [
+    # Each was `low`: an overdose injected, told with the hour.
+    ("I injected the whole pen of my NovoRapid about half an hour ago. Feeling weird.",
+     "imminent"),
+    ("injected all my insulin an hour ago, sorry for bothering you", "imminent"),
+    ("The district nurse injected my insulin this morning.", None),
+])
+def test_an_overdose_injected_within_the_last_hours_is_an_attempt_under_way(text, level):
+    assert detect_crisis(f"Patient: {text}").level == level
+
+
+@pytest.mark.parametrize(("text", "level"), [
+    # Was `low`: the patient cutting now, bleeding, with no body part named.
+    ("I'm cutting in the bathroom right now, there's so much blood.", "imminent"),
+    # Was `high`: "onions" was not read as the "onion" cut in the kitchen.
+    ("I'm cutting onions right now.", None),
+    ("I'm cutting vegetables right now and I nicked my thumb, there's a lot of blood.", None),
+    ("I cut the grass this morning.", None),
+])
+def test_cutting_now_with_bleeding_is_self_harm_and_what_is_cut_is_read(text, level):
+    assert detect_crisis(f"Patient: {text}").level == level
+
+
+@pytest.mark.parametrize(("text", "level"), [
+    # Each was `low`: the means told as ready, the patient's own.
+    ("I've written to my brother. The tablets are ready.", "imminent"),
+    ("Everything's paid up and the meds are ready in the kitchen.", "imminent"),
+    ("My pills are ready for pickup at the chemist on Friday.", None),
+    ("Grandad's tablets are ready in his dosette box.", None),
+])
+def test_means_told_as_ready_are_a_plan(text, level):
+    assert detect_crisis(f"Patient: {text}").level == level
+
+
+@pytest.mark.parametrize(("text", "raised"), [
+    # The lexicons did not raise these (the language models raised some): the method the
+    # patient would choose, told as a condition.
+    ("If I ever went, it would be the pills in the drawer.", True),
+    ("If I was to go, it'd be the garage.", True),
+    ("If I ever went back to Ireland, it would be to Cork.", False),
+    ("If I went to the gym, it would be at night when it's quiet.", False),
+])
+def test_the_method_the_patient_would_choose_is_a_method(text, raised):
+    assert _lexicons_raise(f"Patient: {text}") is raised
+    assert (detect_crisis(f"Patient: {text}").level == "high") is raised
+
+
+@pytest.mark.parametrize(("text", "level"), [
+    # Words read as said (all but the stockpile were `low`).
+    ("been thinkin aboot daein masel in, every night", "high"),  # Scots "daein"
+    ("gonna dip out for good this weekend, no one will notice", "imminent"),  # slang
+    ("I've been squirrelling away my diazepam, there's forty-odd now.", "high"),
+    ("It's a wee plan, that's all. The viaduct on Saturday.", "imminent"),
+    ("Gonna dip out of the party early tonight, I'm shattered.", None),
+    ("I've been squirrelling away money for Christmas presents.", None),
+    ("We've got a little plan for Saturday, the zoo and then pizza.", None),
+])
+def test_dialect_slang_and_minimised_plans_are_read(text, level):
+    assert detect_crisis(f"Patient: {text}").level == level
+
+
+@pytest.mark.parametrize(("text", "raised"), [
+    # A height named by its floor is a method's place for the language models to read.
+    ("I keep looking out of the window. We're on the fourteenth floor. It'd be quick.", True),
+    ("Our new office is on the 19th floor, the view over the river is lovely.", False),
+    ("The kids love the balcony, we're twenty-two floors up.", False),
+])
+def test_a_height_named_by_its_floor_is_read_by_the_models(text, raised):
+    level = detect_crisis(f"Patient: {text}").level
+    assert (level in ("high", "imminent")) is raised
+

@@ -42,7 +42,9 @@ NEIGHBOUR_SENTENCES = 2
 _CUT_OBJECTS = frozenset({"back", "ties", "off", "down", "out", "the", "a", "an", "it", "him",
                           "her", "them", "in", "up", "class", "corner", "hair", "onion", "cost",
                           "carb", "sugar", "hour", "line", "deal", "loose", "short", "through",
-                          "open", "my finger", "people", "contact"})
+                          "open", "my finger", "people", "contact", "vegetabl", "veg",
+                          "carrot", "potato", "meat", "bread", "cake", "grass", "lawn", "hedge",
+                          "wood", "paper", "fabric", "tree", "branch", "spending", "toenail"})
 _IDIOM_AFTER_DEATH = frozenset({"of", "from", "to", "laughing", "tired", "end", "line", "for",
                                 "than", "serious", "late", "early", "in", "on", "at", "haha"})
 _IDIOM_AFTER_PHRASE = frozenset({"late", "early", "haha", "lol", "laughing", "tired", "until",
@@ -122,8 +124,8 @@ def _cut_is_self_harm(sentence: Sentence, mention: Mention, relapse: bool = Fals
             following[0] in _OWN and len(following) > 1 and following[1] in _BODY_PARTS)
     if at > 0 and words[at - 1] in _PASSIVE:
         return False  # "my hours got cut"
-    if following and following[0] in _CUT_OBJECTS:
-        return False
+    if following and (following[0] in _CUT_OBJECTS or sentence.stems[end] in _CUT_OBJECTS):
+        return False  # "cutting onions", "cut the grass"
     if any(m.concept == "means" and m.start == mention.end for m in sentence.mentions):
         return False  # "I'm bad at cutting pills": a tablet cut in half
     return relapse or any(word in FIRST_PERSON for word in words)
@@ -765,7 +767,8 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
             if (mention.concept == "self_harm_act" and _act_on_the_body(sentence, mention)) or (
                 mention.concept == "self_harm_cue" and (
                     _cut_is_self_harm(sentence, mention, relapse)
-                    or (lately and _instrument_on_the_body(sentences, index, mention)))
+                    or (lately and _instrument_on_the_body(sentences, index, mention))
+                    or _cutting_and_bleeding_now(sentences, sentence, mention))
             ) or (
                 # "I slammed my hand in the door on purpose": an injury meant to the body.
                 mention.concept == "self_harm_deliberate"
@@ -993,12 +996,15 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
             # "I've got the rope. Tonight.": a time told alone beside means the patient has.
             add("plan", means, imminent=True)
             context = True
-        if means is not None and len(findings) == found_before and \
-                _lethal_means_in_hand(sentence, concepts, means) and not at_work:
+        held = (means, sentence) if means is not None else _named_just_before(
+            sentences, asserted, index)
+        if held is not None and len(findings) == found_before and not at_work and \
+                _lethal_means_in_hand(sentence, concepts, *held):
             # "I've got my husband's gun in my lap right now.", "… the pill bottle open in my
-            # lap right now": a firearm, or a medicine opened or all of it, in the patient's
-            # hands at this moment, whatever reason is given or none.
-            add("means_access", means, imminent=True)
+            # lap right now", "Got a vial of pentobarbital … It's in my hand as I type this.":
+            # a firearm, a medicine opened or all of it, or a drug that kills in any amount,
+            # in the patient's hands at this moment, whatever reason is given or none.
+            add("means_access", held[0], imminent=True, sentence=held[1])
             context = True
         if own & {"means", "method_weak"} and "covert" in window and (
                 set(sentence.words) & FIRST_PERSON or not tells_of_someone_else(sentence)):
@@ -1023,7 +1029,7 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
             or {"commitment", "time"} <= window  # "It's happening tonight, I've written …"
         ):
             preparation = first["preparation_weak"]
-        if preparation is not None:
+        if preparation is not None and not _someone_elses_ready(sentence, preparation):
             # "… so it's easy for them. I am ready now.": preparations done and readiness told.
             add("plan", preparation, imminent=not _long_gone(sentence) and (
                 bool(window & (_MEANS_OR_METHOD | {"commitment"})) or timed))
@@ -1125,22 +1131,46 @@ def _of_this_moment(sentence: Sentence) -> bool:
 # ("in my lap", "in front of me", "across me knees").
 _IN_HAND = frozenset({"lap", "hand", "hands", "front", "knees", "beside", "next"})
 # A medicine ready to be taken whole: opened, all of it, the lot.
-_READY = frozenset({"open", "opened", "all", "whole", "lot", "every"})
+_READY = frozenset({"open", "opened", "all", "whole", "full", "lot", "every"})
 
 
-def _lethal_means_in_hand(sentence: Sentence, concepts: list[Mention], means: Mention) -> bool:
-    """Whether the patient tells of a firearm, or a medicine opened or all of it, in their
-    hands at this moment: in their lap, hand or in front of them, in a sentence of the present
-    with no habit word and no one else as its subject."""
+def _lethal_means_in_hand(sentence: Sentence, concepts: list[Mention], means: Mention,
+                          named_in: Sentence | None = None) -> bool:
+    """Whether the patient tells of a firearm, a medicine opened or all of it, or a drug that
+    kills in any amount, in their hands at this moment: in their lap, hand or in front of them,
+    in a sentence of the present with no habit word and no one else as its subject. The means
+    may be named in ``named_in``, the sentence before ("… It's in my hand")."""
     words = sentence.words
     if not any(m.concept == "at_hand_now" and _IN_HAND.intersection(
             words[m.start - sentence.offset:m.end - sentence.offset]) for m in concepts) or \
             not FIRST_PERSON.intersection(words) or not _of_this_moment(sentence):
         return False
-    if any(m.concept == "firearm" for m in concepts):
+    named_in = named_in or sentence
+    if any(m.concept == "firearm" and m.start == means.start for m in named_in.mentions):
         return True
-    return sentence.stems[means.start - sentence.offset] in ("pill", "medication") and \
-        bool(_READY.intersection(words) or "dozen" in sentence.stems)
+    named = named_in.words[means.start - named_in.offset:means.end - named_in.offset]
+    if _NOT_SWALLOWED.intersection(named):
+        return False
+    told = set(words) | set(named_in.words)
+    return bool(_KILLS_IN_ANY_AMOUNT.intersection(named) or _READY.intersection(told)
+                or "dozen" in sentence.stems or "dozen" in named_in.stems)
+
+
+# Means held that are not swallowed or injected: no amount of them is an overdose's.
+_NOT_SWALLOWED = _LIGATURES | frozenset({"strap", "knife", "knives", "razor", "razors", "blade",
+                                         "blades", "scalpel", "keys", "garage", "safe", "ammo",
+                                         "ammunition", "bullets", "charcoal", "helium"})
+# Drugs a vial or a few tablets of can kill: held at all, they are an emergency.
+_KILLS_IN_ANY_AMOUNT = frozenset({"pentobarbital", "pentobarbitone", "nembutal", "barbiturate",
+                                  "barbiturates", "euthanasia", "potassium", "cyanide",
+                                  "arsenic", "strychnine", "nitrite", "paraquat"})
+def _named_just_before(sentences: list[Sentence], asserted: list[list[Mention]],
+                       index: int) -> tuple[Mention, Sentence] | None:
+    """Means named in the sentence before, referred back to by this one ("It's in my hand")."""
+    if index == 0 or not _BACK_REFERENCES.intersection(sentences[index].words):
+        return None
+    means = next((m for m in asserted[index - 1] if m.concept == "means"), None)
+    return None if means is None else (means, sentences[index - 1])
 
 
 def _at_hand_now(sentences: list[Sentence], asserted: list[list[Mention]]) -> bool:
@@ -1238,12 +1268,35 @@ def _contains(words: list[str], phrase: list[str]) -> bool:
 # ("Just cut myself. It's gaping. Still pouring.", "Bled through two tea towels. Feeling
 # dizzy.").
 _INJURED_NOW = re.compile(
-    r"\b(?:blood\s+everywhere|gaping|still\s+(?:pouring|bleeding)|(?:not|can\s+not|cannot)\s+"
+    r"\b(?:blood\s+everywhere|(?:(?:a\s+lot|lots|loads)\s+of|so\s+much)\s+blood|gaping|"
+    r"still\s+(?:pouring|bleeding)|(?:not|can\s+not|cannot)\s+"
     r"stop\s+(?:the\s+)?bleeding|(?:feel|feeling|going|getting)\s+(?:\w+\s+)?faint|"
     r"passing\s+out|bleeding\s+through|it\s+(?:is|will)\s+not\s+stop(?:ping)?|"
     r"taking\s+a\s+while\s+to\s+stop|dizzy|light\s*headed|throwing\s+up|vomiting|"
     r"ears\s+(?:are\s+)?ringing|can\s+not\s+breathe|(?:stomach|belly|throat)\s+(?:is\s+)?"
     r"burning)\b")
+
+
+def _someone_elses_ready(sentence: Sentence, preparation: Mention) -> bool:
+    """Means told as ready that are someone else's: "Mum's pills are ready in her blister
+    pack", not "The pills are ready"."""
+    return sentence.words[preparation.end - 1 - sentence.offset] == "ready" and \
+        tells_of_someone_else(sentence)
+
+
+# What may follow "cutting" told with no object: "cutting right now", "cutting again".
+_CUTTING_ON = frozenset({"right", "now", "again", "and", "still", "myself"})
+
+
+def _cutting_and_bleeding_now(sentences: list[Sentence], sentence: Sentence,
+                              mention: Mention) -> bool:
+    """"I'm cutting in the toilets right now … there's a lot of blood": the patient cutting
+    at this moment, told with harm needing care now, where the body is not named."""
+    following = sentence.words[mention.end - sentence.offset:mention.end - sentence.offset + 1]
+    return sentence.stems[mention.start - sentence.offset] == "cut" and \
+        (not following or following[0] in _CUT_PREPOSITIONS | _CUTTING_ON) and \
+        bool(FIRST_PERSON.intersection(sentence.words)) and has(sentence, "recent") and \
+        _of_this_moment(sentence) and injured_now(sentences)
 
 
 def injured_now(sentences: list[Sentence]) -> bool:
