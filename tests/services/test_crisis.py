@@ -3621,3 +3621,45 @@ def test_a_height_named_by_its_floor_is_read_by_the_models(text, raised):
     level = detect_crisis(f"Patient: {text}").level
     assert (level in ("high", "imminent")) is raised
 
+
+@pytest.mark.parametrize("text", [
+    # Each was raised: a word of English "corrected" into a word of risk ("craving" into the
+    # "carving" of self-harm, "hiking" into "hiding" means).
+    "I've been craving sugar all week, it's the new meds.",
+    "Went hiking on Saturday, left my pills at home by mistake.",
+])
+def test_a_word_of_english_is_no_misspelling_of_a_word_of_risk(text):
+    assert detect_crisis(f"Patient: {text}").level is None
+
+
+@pytest.mark.parametrize(("word", "read_as"), [
+    ("prison", "prison"), ("craving", "craving"), ("soothing", "soothing"),
+    ("garbage", "garbage"), ("typing", "typing"),
+    # Misspellings are still read as the words they miss.
+    ("sucide", "suicide"), ("overdosd", "overdosed"), ("thinkin", "thinking"),
+])
+def test_the_misspelling_tolerance_leaves_words_of_english_alone(word, read_as):
+    from services.analysis.crisis.reading import _correct
+
+    assert _correct(word) == read_as
+
+
+def test_every_listed_word_of_english_is_one_the_tolerance_would_change():
+    """real_words.txt holds only words the lexicons would misread (no stale entries; rewrite it
+    with scripts/build_real_words.py after a lexicon change)."""
+    from services.analysis.crisis.reading import _REAL_WORDS, corrected
+
+    assert len(_REAL_WORDS) > 1000
+    assert [word for word in sorted(_REAL_WORDS) if corrected(word) == word] == []
+
+
+def test_the_word_list_script_keeps_only_words_the_tolerance_would_change(tmp_path):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "build_real_words", Path(__file__).parents[2] / "scripts" / "build_real_words.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    words = tmp_path / "words"
+    words.write_text("Prison\nprison's\ntable\ncraving\nhello\n", encoding="utf-8")
+    assert script.real_words((words,)) == ["craving", "prison"]

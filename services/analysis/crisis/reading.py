@@ -213,9 +213,24 @@ _COMMON = frozenset({"though", "through", "should", "would", "could", "people", 
                     ) | frozenset(_HABIT_DAYS)  # "sundays" is no misspelt "sunday"
 
 
+# Words of English that are one edit from a lexicon word ("prison" / "poison", "craving" /
+# "carving", "havent" is not one): never corrected. Written by scripts/build_real_words.py
+# from the SCOWL word lists (Debian's wamerican and wbritish).
+REAL_WORDS_PATH = Path(__file__).with_name("real_words.txt")
+_REAL_WORDS = frozenset(
+    line for line in REAL_WORDS_PATH.read_text(encoding="utf-8").splitlines()
+    if line and not line.startswith("#"))
+
+
 @functools.lru_cache(maxsize=20_000)
 def _correct(word: str) -> str:
-    """A lexicon word one edit away from an unknown long word ("sucide" → "suicide")."""
+    """A lexicon word one edit away from an unknown long word ("sucide" → "suicide"); a word
+    of English is no misspelling."""
+    return word if word in _REAL_WORDS else corrected(word)
+
+
+def corrected(word: str) -> str:
+    """``_correct`` without the words of English: what the lexicons alone would read."""
     if word.endswith("in") and len(word) >= 4 and _stem(word + "g") in _VOCABULARY:
         return word + "g"  # a dropped g: "endin", "cuttin"
     if len(word) < MIN_FUZZY_LENGTH or word in _COMMON or _stem(word) in _VOCABULARY:
