@@ -3663,3 +3663,19 @@ def test_the_word_list_script_keeps_only_words_the_tolerance_would_change(tmp_pa
     words = tmp_path / "words"
     words.write_text("Prison\nprison's\ntable\ncraving\nhello\n", encoding="utf-8")
     assert script.real_words((words,)) == ["craving", "prison"]
+
+
+@pytest.mark.parametrize(("text", "level"), [
+    # Each was `high`: something done now for a time to come, self-harm under way, the patient
+    # at a method's place now.
+    ("I've booked a hotel room for Friday night, on my own. It's my goodbye to all of this.",
+     "imminent"),
+    ("I'm burning my wrist with a cigarette right now, I can't stop.", "imminent"),
+    ("I'm on the roof now. I keep thinking about jumping.", "imminent"),
+    # Not: a leaving do (a goodbye to review), cutting less, a commute.
+    ("I've booked my leaving do for Friday night, time to say goodbye to the team.", None),
+    ("I'm cutting less now, twice this month instead of every day.", "high"),
+    ("On the platform now, train's late again, I'll be ten minutes late to session.", None),
+])
+def test_what_is_done_now_for_later_or_under_way_is_imminent(text, level):
+    assert detect_crisis(f"Patient: {text}").level == level

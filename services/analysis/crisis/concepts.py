@@ -774,7 +774,8 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
                 mention.concept == "self_harm_deliberate"
                 and _BODY_WORDS.intersection(sentence.words)
             ):
-                add("self_harm", mention, imminent=injured_now(sentences))
+                add("self_harm", mention, imminent=injured_now(sentences)
+                    or _harm_under_way(sentence))
                 break
         else:
             # The patient's marks told as theirs; the cause they seem to have is denied.
@@ -1284,6 +1285,26 @@ def _someone_elses_ready(sentence: Sentence, preparation: Mention) -> bool:
         tells_of_someone_else(sentence)
 
 
+# After the act: less of it, not more of it now ("I'm cutting less now").
+_LESS = frozenset({"less", "fewer", "down", "back"})
+
+
+def _harm_under_way(sentence: Sentence) -> bool:
+    """"I'm burning my arm right now": self-harm told as done at this moment (an act in -ing
+    after "am", and "now" or "as we speak"), an emergency like harm needing care."""
+    words = sentence.words
+    if not (("now" in words or _contains(words, ["as", "we", "speak"]))
+            and _of_this_moment(sentence)):
+        return False
+    for mention in sentence.mentions:
+        at = mention.start - sentence.offset
+        if mention.concept in ("self_harm_act", "self_harm_cue") and \
+                words[at].endswith("ing") and "am" in words[max(0, at - 2):at] and \
+                not _LESS.intersection(words[at + 1:at + 3]):
+            return True
+    return False
+
+
 # What may follow "cutting" told with no object: "cutting right now", "cutting again".
 _CUTTING_ON = frozenset({"right", "now", "again", "and", "still", "myself"})
 
@@ -1385,8 +1406,13 @@ _RECURRING = frozenset({"time", "times", "twice", "again", "like"})
 _OTHERS_SUBJECTS = frozenset({"he", "she", "they"})
 
 
+# Done now for a time to come: "I've scheduled a post to go up at midnight tonight".
+_DONE_FOR_LATER = frozenset({"scheduled", "booked", "timed", "arranged"})
+
+
 def _told_as_done(word: str) -> bool:
-    return word in _PAST_FORMS or (len(word) > 4 and word.endswith("ed"))
+    return word in _PAST_FORMS or (len(word) > 4 and word.endswith("ed")
+                                   and word not in _DONE_FOR_LATER)
 
 
 def time_with_a_plan(sentences: list[Sentence]) -> bool:
