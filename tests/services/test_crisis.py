@@ -3679,3 +3679,55 @@ def test_the_word_list_script_keeps_only_words_the_tolerance_would_change(tmp_pa
 ])
 def test_what_is_done_now_for_later_or_under_way_is_imminent(text, level):
     assert detect_crisis(f"Patient: {text}").level == level
+
+
+@pytest.mark.parametrize(("text", "level"), [
+    # Each was `high`: "odd" was text-speak for "OD'd", so feeling odd was an overdose, and a
+    # count said roughly ("forty odd years ago") no longer dated an attempt as long over.
+    ("I've been feeling a bit odd since the new tablets.", None),
+    ("That's odd, I thought I had more of my pills left.", None),
+    ("I cut my wrists in 1990, thirty odd years ago, and I've been well since.", None),
+    # Still read: "odd on" as "overdosed on", and a rough count of tablets.
+    ("i odd on my meds last night", "imminent"),
+    ("I took 30 odd paracetamol an hour ago.", "imminent"),
+])
+def test_odd_is_no_overdose_and_a_rough_count_is_a_count(text, level):
+    assert detect_crisis(f"Patient: {text}").level == level
+
+
+@pytest.mark.parametrize(("text", "level"), [
+    # Was `high`: "dye" was always read as "die".
+    ("I want to dye my hair pink for the summer.", None),
+    ("My daughter got hair dye all over the bathroom.", None),
+    # Still read: "dye" misspelt for "die".
+    ("sometimes i wish i could dye in my sleep", "high"),
+    ("i wanna dye tbh", "high"),
+])
+def test_dye_is_die_misspelt_only_where_nothing_is_dyed(text, level):
+    assert detect_crisis(f"Patient: {text}").level == level
+
+
+@pytest.mark.parametrize(("text", "level"), [
+    # Each was raised: medicine taken as prescribed (all of it, on schedule), a tablet's
+    # strength read as a count, "every morning" read as an overdose's "every".
+    ("Yes, I took all my medication this week.", None),
+    ("I've taken all my tablets this week, not missed one.", None),
+    ("I took all my meds this morning like I'm supposed to.", None),
+    ("Taking my sertraline 100 every morning, no missed doses. Sleeping a bit better.", None),
+    # Still raised: all of it at once, or beside words of dying; a count before the medicine.
+    ("I took all my pills at once this week.", "high"),
+    ("I take all my tablets every morning, but honestly I want to die.", "high"),
+    ("I took 30 sertraline an hour ago.", "imminent"),
+    ("I'm going to take every pill I have tonight.", "imminent"),
+])
+def test_medicine_taken_as_prescribed_is_ordinary_talk(text, level):
+    assert detect_crisis(f"Patient: {text}").level == level
+
+
+@pytest.mark.parametrize(("text", "level"), [
+    # Was `high` through the second language model: the intent's object is an idiom.
+    ("I'm going to jump at the chance if they offer it.", None),
+    ("I'm going to jump off the bridge at the first chance I get.", "imminent"),
+])
+def test_an_intent_whose_object_is_an_idiom_is_not_read_by_the_models(text, level):
+    assert detect_crisis(f"Patient: {text}").level == level

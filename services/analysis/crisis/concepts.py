@@ -32,7 +32,7 @@ from services.analysis.crisis.assertion import (
     tells_of_someone_else,
     told_as_an_accident,
 )
-from services.analysis.crisis.reading import Mention, Sentence, names, read_turn
+from services.analysis.crisis.reading import Mention, Sentence, names, read_turn, stem
 from services.analysis.crisis.signals import RISK_STATEMENT
 
 # Sentences either side of a sentence whose concepts combine with it ("I've worked it out.
@@ -317,10 +317,22 @@ def _overdose_taken(sentence: Sentence, concepts: list[Mention]) -> Mention | No
             continue
         # The amount is the medicine's: not "a bottle of wine and my sleeping pill".
         low = max(0, mention.start - sentence.offset - _AMOUNT_REACH)
-        if _OVERDOSE_AMOUNTS.intersection(
-                sentence.stems[low:mention.end - sentence.offset + _AMOUNT_REACH]):
+        if _OVERDOSE_AMOUNTS.intersection(_without_frequencies(
+                sentence.stems, low, mention.end - sentence.offset + _AMOUNT_REACH)):
             return mention
     return None
+
+
+# What "every" counts when it is how often, not how many: "my Zoloft every morning".
+_FREQUENCIES = frozenset(stem(word) for word in (
+    "day", "morning", "night", "evening", "week", "month", "time", "other", "few", "hour",
+    "single"))
+
+
+def _without_frequencies(stems: list[str], low: int, high: int) -> list[str]:
+    """``stems[low:high]`` without an "every" that tells how often."""
+    return [stem for at, stem in enumerate(stems[low:high], start=low)
+            if stem != "every" or at + 1 >= len(stems) or stems[at + 1] not in _FREQUENCIES]
 
 
 # Words between an absence ("not come back") and who is absent: auxiliaries and adverbs.

@@ -251,9 +251,16 @@ _SELF_HARM_WORDS = frozenset({"self_harm_act", "self_harm_cue"})
 
 def _inside_an_idiom(sentence: Sentence, mention: Mention) -> bool:
     """A word of risk inside an idiom that holds no more than it ("cutting back on my hours",
-    "ending things with my boyfriend"): it names no risk for the model to read."""
-    return any(i.concept == "idiom" and i.start <= mention.start and mention.end <= i.end
-               for i in sentence.mentions)
+    "ending things with my boyfriend"), or an intent whose object the idiom is ("going to
+    jump at the chance"): it names no risk for the model to read."""
+    return any(i.concept == "idiom" and (
+        (i.start <= mention.start and mention.end <= i.end)
+        or (mention.concept in _INTENDING and mention.end == i.start))
+        for i in sentence.mentions)
+
+
+# Words of intent that take the idiom after them as their object.
+_INTENDING = frozenset({"intent", "desire", "commitment"})
 
 
 def threshold(sentences: list[Sentence]) -> float:

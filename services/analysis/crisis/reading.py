@@ -38,6 +38,31 @@ _LOAD_WORDS = frozenset({"load", "loads"})
 # What an ordinal may number that is no day of the month: "the 14th floor".
 _NOT_A_DAY = frozenset({"floor", "floors", "storey", "story", "level", "row", "place", "century",
                         "street", "avenue", "grade", "year", "time", "attempt", "deck"})
+# Named medicines (the means lexicon's one-word entries but what is no medicine's name, and
+# words for tablets in general: "tablets, 40 of them" is a count).
+_NOT_NAMED_MEDICINES = frozenset({
+    "pill", "pills", "tablets", "tabs", "capsules", "medication", "medications", "medicine",
+    "meds", "prescription", "prescriptions", "script", "painkiller", "painkillers", "dose",
+    "doses", "patches", "gun", "guns", "firearm", "firearms", "pistol", "rifle", "shotgun",
+    "handgun", "revolver", "glock", "ammo", "ammunition", "bullets", "rope", "belt", "cord",
+    "noose", "ligature", "strap", "knife", "knives", "razor", "razors", "blade", "blades",
+    "scalpel", "garage", "helium", "charcoal", "calibre", "caliber"})
+# After a number, what makes it a strength: "100 mg", "5 ml".
+_DOSE_UNITS = frozenset({"mg", "mgs", "milligram", "milligrams", "mcg", "microgram",
+                         "micrograms", "ml", "mls", "g", "units"})
+
+
+def _a_strength(pairs: list[tuple[str, str]], index: int) -> bool:
+    """A number told as a medicine's strength: a dose unit after it, or a medicine's name
+    right before it ("Zoloft 100", "sertraline 50mg")."""
+    following = pairs[index + 1][0] if index + 1 < len(pairs) else ""
+    before = pairs[index - 1][0] if index > 0 else ""
+    return following in _DOSE_UNITS or before in _MEDICINE_NAMES
+
+
+# Beside "dye", what makes it the colouring: "dye my hair", "hair dye", "the dye".
+_DYED = frozenset({"my", "her", "his", "their", "your", "our", "the", "it", "them", "hair",
+                   "a", "of", "some", "this", "that", "clothes", "jeans", "box"})
 # Words that make a count approximate ("about 30", "nearly forty"), dropped before one.
 _APPROXIMATE = frozenset({"about", "around", "roughly", "nearly", "almost", "approximately",
                           "maybe", "some", "over"})
@@ -98,6 +123,11 @@ def _stem(word: str) -> str:
     return word
 
 
+def stem(word: str) -> str:
+    """The stem a word is matched by (``_stem``), for rules that compare stems."""
+    return _stem(word)
+
+
 # Words for one thing, matched as one: a lexicon entry with "pills" covers "tablets".
 _SAME_THING = {"tablet": "pill", "tablets": "pill", "capsule": "pill", "capsules": "pill"}
 # A weekday in the plural is a habit ("on Sundays"), not the day: it keeps its own stem.
@@ -125,6 +155,9 @@ def _load() -> dict:
 
 
 _LEXICON = _load()
+_MEDICINE_NAMES = frozenset(
+    entry for entry in _LEXICON["concepts"]["means"]
+    if " " not in entry and entry not in _NOT_NAMED_MEDICINES)
 _TEXT_SPEAK: dict[str, tuple[str, ...]] = {
     key: tuple(value.split()) for key, value in _LEXICON["text_speak"].items()
 }
@@ -331,6 +364,21 @@ def _normalise(text: str) -> list[tuple[str, str]]:
         pairs = [(word, word) if stem == "nth" and index + 1 < len(pairs)
                  and pairs[index + 1][0] in _NOT_A_DAY else (word, stem)
                  for index, (word, stem) in enumerate(pairs)]
+    if "dozen" in (stem for _, stem in pairs):
+        # "my Zoloft 100", "quetiapine 300 mg": a tablet's strength, not a count of tablets.
+        pairs = [(word, word) if stem == "dozen" and word[:1].isdigit() and _a_strength(
+                     pairs, index) else (word, stem) for index, (word, stem) in enumerate(pairs)]
+    if "dye" in words:
+        # "i want to dye" is "die" misspelt; "dye my hair", "hair dye", "a dye" are dye.
+        pairs = [("die", _stem("die")) if word == "dye" and not _DYED.intersection(
+                     [w for w, _ in pairs[index - 1:index] + pairs[index + 1:index + 2]])
+                 else (word, stem) for index, (word, stem) in enumerate(pairs)]
+    if "odd" in words:
+        # "forty odd years ago", "twenty-odd": a count said roughly, not "odd".
+        pairs = [pair for index, pair in enumerate(pairs)
+                 if pair[0] != "odd" or index == 0
+                 or not (pairs[index - 1][0] in _MANY_WORDS | _UNITS
+                         or pairs[index - 1][0].isdigit())]
     if _APPROXIMATE.intersection(words):
         # "took about 30 paracetamol" reads as "took 30 paracetamol": a count said roughly.
         pairs = [pair for index, pair in enumerate(pairs)
@@ -628,6 +676,47 @@ def _a_thing_gone(words: list[str], offset: int, mention: Mention) -> bool:
     return at >= 0 and words[at] in _THINGS_GONE
 
 
+# Medicines taken as prescribed: "I took all my medication this week", "taking all my tablets
+# every day, no missed doses". The "all" of them is the whole prescription, not an overdose.
+_TAKE_FORMS = frozenset({"take", "takes", "taking", "took", "taken"})
+_AS_PRESCRIBED = (("as", "prescribed"), ("supposed", "to"), ("meant", "to"), ("on", "time"),
+                  ("not", "missed"), ("no", "missed"), ("not", "miss"), ("never", "miss"),
+                  ("every", "day"), ("every", "morning"), ("every", "night"),
+                  ("every", "evening"), ("each", "day"), ("each", "morning"),
+                  ("each", "night"), ("this", "week"), ("all", "week"), ("regularly",),
+                  ("as", "usual"), ("like", "normal"), ("as", "normal"), ("as", "directed"))
+# What makes "all" of them at once an overdose whatever the week: "all at once", "in one go".
+_AT_ONCE = frozenset({"once", "go", "together", "lot", "whole", "overdose", "overdosed",
+                      "hospital", "ambulance", "purpose", "pumped", "ae", "er"})
+_TAKEN_CONCEPTS = frozenset({"past_act", "method_weak", "method"})
+
+
+def _taken_as_prescribed(words: list[str], mention: Mention) -> bool:
+    """Whether a mention of taking all of one's medicine is told with a sign of taking it as
+    prescribed (a dose schedule, no doses missed) and nothing of taking it at once."""
+    if mention.concept not in _TAKEN_CONCEPTS or not _TAKE_FORMS.intersection(words) or \
+            "all" not in words or _AT_ONCE.intersection(words):
+        return False
+    return any(tuple(words[i:i + len(marker)]) == marker
+               for marker in _AS_PRESCRIBED for i in range(len(words)))
+
+
+def _as_prescribed_span(words: list[str], offset: int, index: int,
+                        matched: list[Mention]) -> list[Mention]:
+    """An idiom over medicine taken as prescribed, from the first word of taking through the
+    medicine taken and the sign of a schedule after it, where a mention was dropped as such."""
+    dropped = [m for m in matched if _taken_as_prescribed(words, m)]
+    if not dropped:
+        return []
+    start = next(at for at, word in enumerate(words) if word in _TAKE_FORMS)
+    end = max(m.end - offset for m in dropped)
+    for marker in _AS_PRESCRIBED:
+        for at in range(start, len(words)):
+            if tuple(words[at:at + len(marker)]) == marker:
+                end = max(end, at + len(marker))
+    return [Mention("idiom", offset + start, offset + end, index)]
+
+
 _CONDITIONAL = frozenset({"would", "could", "might"})
 
 
@@ -734,7 +823,12 @@ def read_turn(text: str) -> list[Sentence]:
                              and (m.start, m.end) in conditional)
                     and not _sees_no_time(words, offset, m, matched)
                     and not _patient_cares(words, offset, m)
-                    and not _a_thing_gone(words, offset, m)]
+                    and not _a_thing_gone(words, offset, m)
+                    and not _taken_as_prescribed(words, m)]
+        if len(mentions) < len(matched):
+            # Medicine taken as prescribed is ordinary talk, for the language models too: an
+            # idiom over it keeps its words from them (``model_reader.reads``).
+            mentions += _as_prescribed_span(words, offset, index, matched)
         if _habitual(words):
             mentions = [m for m in mentions if m.concept != "time"]
         mentions += _past_years(words, offset, index)
