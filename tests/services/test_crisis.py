@@ -3731,3 +3731,28 @@ def test_medicine_taken_as_prescribed_is_ordinary_talk(text, level):
 ])
 def test_an_intent_whose_object_is_an_idiom_is_not_read_by_the_models(text, level):
     assert detect_crisis(f"Patient: {text}").level == level
+
+
+@pytest.mark.parametrize(("text", "level"), [
+    # Each was raised, in whole sessions written apart: everyday phrases read as words of risk
+    # ("to admit" as admitted to hospital, "let you know how" as a plan's "know how", a pill
+    # count as a stockpile's counting, "I have to say" as intent).
+    ("The walk helps more than I want to admit. Years of roofing and now a walk around the "
+     "block is my big achievement.", None),
+    ("One for the cabinet and one for my bag. I'll let you know how the test dose goes.", None),
+    ("Sunday morning, pill count, refill check, then I write the week in the log.", None),
+    # Still read: admitted to hospital, knowing how, counting one's pills to have enough, and
+    # a plain "I have to end it tonight".
+    ("I got admitted after I took the pills last month.", "high"),
+    ("I know how I'd do it, the rope in the garage.", "imminent"),
+    ("I've been counting my pills, there's enough now.", "high"),
+    ("I have to end it tonight.", "imminent"),
+])
+def test_everyday_phrases_are_not_words_of_risk(text, level):
+    assert detect_crisis(f"Patient: {text}").level == level
+
+
+def test_i_have_to_admit_is_no_intent():
+    # Was `imminent`: "I have to" is an intent entry ("I have to end it").
+    assert detect_crisis("Patient: I have to admit I've been thinking about ending it.").level \
+        == "high"

@@ -604,11 +604,24 @@ def _another_sense(words: list[str], offset: int, mention: Mention) -> bool:
 
 # A phrase read in one written form of its first word only: "my sister gets the albums" names
 # who receives; "I'll get the groceries", "can I get the appointment" do not.
-_ONLY_AS = {("farewell", "get"): frozenset({"gets"})}
+_ONLY_AS = {("farewell", "get"): frozenset({"gets"}),
+            # Admitted to hospital; not "more than I want to admit", "I admit it helps".
+            ("past_act", "admit"): frozenset({"admitted"})}
+
+
+# A count a noun names is a check, not counting one's own: "pill count", "the narcotics count
+# at shift change", "blood count"; not "counting my pills", "I count them every night".
+_COUNT_NOUNS = frozenset({"count", "counts"})
+_COUNTED = frozenset({"pill", "pills", "tablet", "tablets", "drug", "drugs", "narcotic",
+                      "narcotics", "blood", "medication", "stock", "cd", "controlled"})
 
 
 def _other_form(words: list[str], offset: int, mention: Mention) -> bool:
-    first = words[mention.start - offset]
+    at = mention.start - offset
+    first = words[at]
+    if first in _COUNT_NOUNS and at > 0 and words[at - 1] in _COUNTED and \
+            mention.end - mention.start == 1:
+        return True
     forms = _ONLY_AS.get((mention.concept, _stem(first)))
     return forms is not None and first not in forms
 
