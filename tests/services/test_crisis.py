@@ -3756,3 +3756,19 @@ def test_i_have_to_admit_is_no_intent():
     # Was `imminent`: "I have to" is an intent entry ("I have to end it").
     assert detect_crisis("Patient: I have to admit I've been thinking about ending it.").level \
         == "high"
+
+
+@pytest.mark.parametrize(("text", "level"), [
+    # An absence told by how long it lasts or where it is spent, and a "do it" the turn goes
+    # on to name as something ordinary (all but the holiday were `imminent`).
+    ("I told my wife I'd be gone all weekend for the fishing trip.", None),
+    ("I'll be gone on holiday the week after next.", None),
+    ("I'm going to do it, I'm going to ask her out on Friday.", None),
+    ("I'm going to do it. I'm going to hand my notice in on Monday.", None),
+    # Still read: gone for good, and a "do it" the turn names as the act.
+    ("Soon I'll be gone and they'll be better off.", "imminent"),
+    ("I'm going to do it tonight, I'm going to end it.", "imminent"),
+    ("I'm going to do it tonight. I'm going to take all my pills.", "imminent"),
+])
+def test_an_absence_for_a_while_and_a_do_it_named_as_ordinary_are_not_risk(text, level):
+    assert detect_crisis(f"Patient: {text}").level == level

@@ -736,6 +736,29 @@ def _without_answered_pronoun(asserted: list[list[Mention]]) -> list[list[Mentio
         for mentions in asserted]
 
 
+def _it_named_after(sentences: list[Sentence]) -> bool:
+    """Whether the turn says what its "do it" is, after it, as an intent whose verb names no
+    risk ("I'm going to do it, I'm going to ask her out on Friday.")."""
+    mentions = [m for s in sentences for m in s.mentions]
+    pronoun = next((m for m in mentions if m.concept == "act_pronoun"), None)
+    if pronoun is None:
+        return False
+    words = [word for s in sentences for word in s.words]
+    risky = {at for m in mentions if m.concept in _LEAD_CONCEPTS
+             for at in range(m.start, m.end)}
+    return any(m.concept == "intent" and m.start >= pronoun.end and m.end < len(words)
+               and m.end not in risky and words[m.end].isalpha()
+               and words[m.end] not in _NO_ACT_NAMED
+               and "i" in words[max(0, m.start - 2):m.start + 1] for m in mentions)
+
+
+# After "I'm going to" / "I will", words that name no act of their own: "but I will. I am
+# decided.", "I will be free", "I will do it".
+_NO_ACT_NAMED = frozenset({"i", "you", "he", "she", "they", "we", "it", "be", "do", "really",
+                           "not", "never", "am", "is", "are", "just", "finally", "actually",
+                           "definitely", "go", "end", "make", "get"})
+
+
 def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool = False,
             antecedent: bool = False) -> list[ConceptFinding]:
     """``find`` for a turn already read with ``read_turn``. ``antecedent``: the turn answers a
@@ -751,7 +774,7 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
                     or _LINED.intersection(s.words) for s in sentences):
         return []
     asserted = asserted_concepts(sentences)
-    if antecedent and not earlier_context:
+    if (antecedent or _it_named_after(sentences)) and not earlier_context:
         asserted = _without_answered_pronoun(asserted)
     findings: list[ConceptFinding] = []
     context = earlier_context

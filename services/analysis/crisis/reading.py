@@ -730,6 +730,25 @@ def _as_prescribed_span(words: list[str], offset: int, index: int,
     return [Mention("idiom", offset + start, offset + end, index)]
 
 
+# After "gone", an absence told by how long it lasts or where it is spent: "gone all weekend
+# for the fishing trip", "gone all day at work", "gone on holiday".
+_SPANS_AWAY = frozenset({"weekend", "day", "week", "night", "morning", "afternoon", "evening",
+                         "summer", "month", "year", "winter"})
+_AWAY = (("on", "holiday"), ("on", "a", "trip"), ("on", "tour"), ("on", "vacation"),
+         ("at", "work"), ("overseas",), ("abroad",))
+
+
+def _gone_for_a_while(words: list[str], offset: int, mention: Mention) -> bool:
+    """"Gone" followed by how long the absence lasts ("all weekend") or where it is spent ("on
+    holiday") is an absence, not a death."""
+    if mention.concept not in ("death_weak", "self_kill_weak") or \
+            "gone" not in words[mention.start - offset:mention.end - offset]:
+        return False
+    after = words[mention.end - offset:mention.end - offset + 3]
+    return (after[:1] == ["all"] and bool(_SPANS_AWAY.intersection(after[1:2]))) or any(
+        tuple(after[:len(place)]) == place for place in _AWAY)
+
+
 _CONDITIONAL = frozenset({"would", "could", "might"})
 
 
@@ -837,6 +856,7 @@ def read_turn(text: str) -> list[Sentence]:
                     and not _sees_no_time(words, offset, m, matched)
                     and not _patient_cares(words, offset, m)
                     and not _a_thing_gone(words, offset, m)
+                    and not _gone_for_a_while(words, offset, m)
                     and not _taken_as_prescribed(words, m)]
         if len(mentions) < len(matched):
             # Medicine taken as prescribed is ordinary talk, for the language models too: an
