@@ -3772,3 +3772,16 @@ def test_i_have_to_admit_is_no_intent():
 ])
 def test_an_absence_for_a_while_and_a_do_it_named_as_ordinary_are_not_risk(text, level):
     assert detect_crisis(f"Patient: {text}").level == level
+
+
+@pytest.mark.parametrize(("text", "level"), [
+    # Each was `high`: a thing dead, tablets collected from the chemist, boredom.
+    ("My battery is dead and I need a charger.", None),
+    ("I'm going to the chemist to collect my tablets later.", None),
+    ("it's so quiet at work, i want to die of boredom lol", None),
+    # Still read: the patient dead, tablets collected up.
+    ("Part of me is dead inside and I want it over.", "high"),
+    ("I've been collecting my tablets for months, there's a lot now.", "high"),
+])
+def test_a_thing_dead_and_tablets_collected_from_the_chemist_are_not_risk(text, level):
+    assert detect_crisis(f"Patient: {text}").level == level

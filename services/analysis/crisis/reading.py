@@ -622,6 +622,8 @@ def _other_form(words: list[str], offset: int, mention: Mention) -> bool:
     if first in _COUNT_NOUNS and at > 0 and words[at - 1] in _COUNTED and \
             mention.end - mention.start == 1:
         return True
+    if first == "collect" and at > 0 and words[at - 1] == "to":
+        return True  # "to collect my tablets" from the chemist, not collecting them up
     forms = _ONLY_AS.get((mention.concept, _stem(first)))
     return forms is not None and first not in forms
 
@@ -675,18 +677,28 @@ _THINGS_GONE = frozenset({
     "high", "hangover", "withdrawal", "worry", "fog"})
 
 
+# Things whose being dead is no one's death: "my battery is dead", "the car's dead".
+_THINGS_DEAD = frozenset({"it", "that", "this", "battery", "phone", "laptop", "computer",
+                          "car", "engine", "plant", "plants", "line", "bulb", "signal", "wifi",
+                          "internet", "torch", "remote", "mouse", "printer", "leg", "arm",
+                          "hand", "foot", "town", "party", "conversation", "idea"})
+
+
 def _a_thing_gone(words: list[str], offset: int, mention: Mention) -> bool:
     """"Gone" said of a thing ("by 2 pm it's gone", "the rash is gone", "the pain will be gone
-    soon") is no death (it read as one, and with a time as a plan)."""
-    if mention.concept not in ("death_weak", "self_kill_weak"):
+    soon") is no death (it read as one, and with a time as a plan); nor is "dead" said of
+    one ("my battery is dead")."""
+    if mention.concept not in ("death_weak", "self_kill_weak", "death_wish"):
         return False
     span = words[mention.start - offset:mention.end - offset]
-    if "gone" not in span:
-        return False
-    at = mention.start - offset + span.index("gone") - 1
-    while at >= 0 and words[at] in _BEFORE_GONE:
-        at -= 1
-    return at >= 0 and words[at] in _THINGS_GONE
+    for word, things in (("gone", _THINGS_GONE), ("dead", _THINGS_DEAD)):
+        if word not in span or (word == "gone" and mention.concept == "death_wish"):
+            continue
+        at = mention.start - offset + span.index(word) - 1
+        while at >= 0 and words[at] in _BEFORE_GONE:
+            at -= 1
+        return at >= 0 and words[at] in things
+    return False
 
 
 # Medicines taken as prescribed: "I took all my medication this week", "taking all my tablets
