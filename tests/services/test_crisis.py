@@ -3785,3 +3785,13 @@ def test_an_absence_for_a_while_and_a_do_it_named_as_ordinary_are_not_risk(text,
 ])
 def test_a_thing_dead_and_tablets_collected_from_the_chemist_are_not_risk(text, level):
     assert detect_crisis(f"Patient: {text}").level == level
+
+
+@pytest.mark.parametrize(("text", "level"), [
+    # Was `imminent`: "took a lot" of something named is no overdose's "the lot".
+    ("The nurse took a lot of blood for the tests this morning.", None),
+    ("I took a lot of them an hour ago, I feel sick.", "imminent"),
+    ("swallowed the lot an hour ago", "imminent"),
+])
+def test_a_lot_of_something_named_is_no_overdose(text, level):
+    assert detect_crisis(f"Patient: {text}").level == level

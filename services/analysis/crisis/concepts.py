@@ -1289,10 +1289,17 @@ def _overdose_told_by_its_count(sentences: list[Sentence]) -> tuple[Sentence, Me
         words = sentence.words
         for at, word in enumerate(words):
             if word in _TAKEN and _TAKEN_WHAT.intersection(words[at + 1:at + 3]) and \
-                    not _OTHERS_SUBJECTS.intersection(words[:at]):
+                    not _OTHERS_SUBJECTS.intersection(words[:at]) and \
+                    not _an_amount_of_something_named(words, at):
                 return sentence, Mention("past_act", sentence.offset + at,
                                          sentence.offset + at + 1, number)
     return None
+
+
+def _an_amount_of_something_named(words: list[str], at: int) -> bool:
+    """"took a lot of blood": an amount of something the sentence names, not "the lot"."""
+    return words[at + 1:at + 4] == ["a", "lot", "of"] and \
+        words[at + 4:at + 5] not in (["them"], ["it"], [])
 
 
 def _contains(words: list[str], phrase: list[str]) -> bool:
