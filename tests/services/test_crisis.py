@@ -3795,3 +3795,16 @@ def test_a_thing_dead_and_tablets_collected_from_the_chemist_are_not_risk(text, 
 ])
 def test_a_lot_of_something_named_is_no_overdose(text, level):
     assert detect_crisis(f"Patient: {text}").level == level
+
+
+def test_ordinary_turns_of_a_second_writer_are_rarely_raised():
+    """300 ordinary patient turns written apart from the detector after the round on
+    everyday phrases (adherence, things dead, "gone" for a while, "do it" named as an errand)
+    was under way, full of the words it confuses (``ordinary_turns_eval_b.json``), measured and
+    never tuned on: 15 raised to high or imminent (17 with the detector before that round).
+    A guard of the measured figure, not a goal."""
+    turns = json.loads((Path(__file__).parent / "data" / "ordinary_turns_eval_b.json")
+                       .read_text(encoding="utf-8"))["turns"]
+    assert len(turns) == 300
+    raised = [t for t in turns if detect_crisis(f"Patient: {t}").level in ("high", "imminent")]
+    assert len(raised) <= 15
