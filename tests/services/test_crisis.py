@@ -3808,3 +3808,27 @@ def test_ordinary_turns_of_a_second_writer_are_rarely_raised():
     assert len(turns) == 300
     raised = [t for t in turns if detect_crisis(f"Patient: {t}").level in ("high", "imminent")]
     assert len(raised) <= 15
+
+
+@pytest.mark.parametrize(("text", "level"), [
+    # Each was `high`: "just" before an act of taking tells it is minutes old.
+    ("I've just swallowed a whole box of my sleeping tablets. I feel strange.", "imminent"),
+    ("i just took all my pills", "imminent"),
+    # Not: taken as usual, a photo, an act dated long ago.
+    ("I've just taken my morning tablets.", None),
+    ("I just took a photo of the sunset.", None),
+    ("I just took all my pills last year and survived.", "high"),
+])
+def test_an_overdose_just_taken_is_under_way(text, level):
+    assert detect_crisis(f"Patient: {text}").level == level
+
+
+@pytest.mark.parametrize(("text", "level"), [
+    # Was `imminent`: the patient's own caring read as someone asked to care after them.
+    ("I'm going to cut my hours at work to look after my dad.", None),
+    # Still read: someone asked to look after what the patient leaves.
+    ("I asked my sister to look after the kids after I'm gone.", "imminent"),
+    ("My brother will have to look after mum when I'm gone.", "high"),
+])
+def test_the_patient_caring_is_no_preparation(text, level):
+    assert detect_crisis(f"Patient: {text}").level == level

@@ -1391,6 +1391,9 @@ def _within_hours(sentence: Sentence) -> bool:
     for i, word in enumerate(words):
         if word == "ago" and _HOUR_WORDS.intersection(words[max(0, i - 2):i]):
             return True
+        if word == "now" and words[i + 1:i + 2] and words[i + 1] in _TAKEN and \
+                not _TIME_GONE_BY.intersection(words):
+            return True  # "I've just swallowed …", read as "I have now swallowed"
     return any(_contains(words, phrase) for phrase in _WITHIN_HOURS)
 
 

@@ -340,6 +340,10 @@ def _is_expanded(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
     return out
 
 
+# "I've just taken", "i just swallowed": an act of taking told as minutes old.
+_JUST_DONE_RE = re.compile(
+    r"\b(i've|i have|ive|i)\s+just\s+(?=(?:took|taken|swallowed|drank|drunk|downed|injected|"
+    r"overdosed|od'd)\b)")
 _YOU_KNOW_RE = re.compile(r"(?:^|,)\s*you\s+know\s*(?:,|$)")
 
 
@@ -348,6 +352,10 @@ def _normalise(text: str) -> list[tuple[str, str]]:
     if "you know" in text:
         # ", you know," is a filler of speech: "not thinking about, you know, ending things".
         text = _YOU_KNOW_RE.sub(",", text)
+    if "just" in text:
+        # "I've just swallowed the whole packet": this "just" (else dropped as a filler) tells
+        # the act is minutes old, and reads as "now".
+        text = _JUST_DONE_RE.sub(r"\1 now ", text)
     if "w/o" in text:  # one token of text-speak that the tokenizer would split
         text = text.replace("w/o", "without")
     if "." in text:
@@ -655,10 +663,21 @@ _CARER_BEFORE = frozenset({"i", "am", "from", "of", "been", "was", "me", "and", 
 _CARING = frozenset({"look", "looking", "looked", "take", "taking", "took"})
 
 
+# Before "to look after": someone else is asked or arranged to ("I asked my sister to look
+# after the kids"); without such a verb, the patient is the one caring ("I'm cutting my hours
+# to look after my dad").
+_ASKING = frozenset({"asked", "ask", "asking", "told", "tell", "arranged", "begged", "want",
+                     "wants", "need", "needs", "got", "get", "getting", "made", "have", "has",
+                     "let", "trust", "sorted"})
+
+
 def _patient_cares(words: list[str], offset: int, mention: Mention) -> bool:
     at = mention.start - offset
-    return mention.concept in ("preparation_everyday", "preparation", "farewell") and \
-        words[at] in _CARING and at > 0 and words[at - 1] in _CARER_BEFORE
+    if mention.concept not in ("preparation_everyday", "preparation", "farewell") or \
+            words[at] not in _CARING or at == 0:
+        return False
+    return words[at - 1] in _CARER_BEFORE or (
+        words[at - 1] == "to" and not _ASKING.intersection(words[:at - 1]))
 
 
 # Between a subject and "gone": "it will soon be gone", "I'm just gone".
