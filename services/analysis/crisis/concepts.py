@@ -32,7 +32,15 @@ from services.analysis.crisis.assertion import (
     tells_of_someone_else,
     told_as_an_accident,
 )
-from services.analysis.crisis.reading import Mention, Sentence, names, read_turn, stem
+from services.analysis.crisis.reading import (
+    DOSE_UNITS,
+    NOT_MEDICINES,
+    Mention,
+    Sentence,
+    names,
+    read_turn,
+    stem,
+)
 from services.analysis.crisis.signals import RISK_STATEMENT
 
 # Sentences either side of a sentence whose concepts combine with it ("I've worked it out.
@@ -1185,21 +1193,19 @@ def _lethal_means_in_hand(sentence: Sentence, concepts: list[Mention], means: Me
     if any(m.concept == "firearm" and m.start == means.start for m in named_in.mentions):
         return True
     named = named_in.words[means.start - named_in.offset:means.end - named_in.offset]
-    if _NOT_SWALLOWED.intersection(named):
+    if NOT_MEDICINES.intersection(named):
         return False
     told = set(words) | set(named_in.words)
     return bool(_KILLS_IN_ANY_AMOUNT.intersection(named) or _READY.intersection(told)
                 or "dozen" in sentence.stems or "dozen" in named_in.stems)
 
 
-# Means held that are not swallowed or injected: no amount of them is an overdose's.
-_NOT_SWALLOWED = _LIGATURES | frozenset({"strap", "knife", "knives", "razor", "razors", "blade",
-                                         "blades", "scalpel", "keys", "garage", "safe", "ammo",
-                                         "ammunition", "bullets", "charcoal", "helium"})
 # Drugs a vial or a few tablets of can kill: held at all, they are an emergency.
 _KILLS_IN_ANY_AMOUNT = frozenset({"pentobarbital", "pentobarbitone", "nembutal", "barbiturate",
                                   "barbiturates", "euthanasia", "potassium", "cyanide",
                                   "arsenic", "strychnine", "nitrite", "paraquat"})
+
+
 def _named_just_before(sentences: list[Sentence], asserted: list[list[Mention]],
                        index: int) -> tuple[Mention, Sentence] | None:
     """Means named in the sentence before, referred back to by this one ("It's in my hand")."""
@@ -1260,8 +1266,7 @@ def taken_within_hours(sentences: list[Sentence]) -> bool:
 
 
 # A dose measured or routine, not a count of tablets: "12 units of insulin as usual".
-_A_DOSE = frozenset({"units", "unit", "mg", "mgs", "milligrams", "ml", "mls", "mcg", "iu",
-                     "puffs", "drops", "usual"})
+_A_DOSE = DOSE_UNITS | frozenset({"puffs", "drops", "usual"})
 # What was taken, told by a pronoun or as all of it: "took them", "swallowed the lot".
 _TAKEN_WHAT = frozenset({"them", "it", "lot", "everything"})
 # An overdose's count: ten or more (read as "dozen"), the lot, a whole bottle or box.

@@ -38,18 +38,21 @@ _LOAD_WORDS = frozenset({"load", "loads"})
 # What an ordinal may number that is no day of the month: "the 14th floor".
 _NOT_A_DAY = frozenset({"floor", "floors", "storey", "story", "level", "row", "place", "century",
                         "street", "avenue", "grade", "year", "time", "attempt", "deck"})
-# Named medicines (the means lexicon's one-word entries but what is no medicine's name, and
-# words for tablets in general: "tablets, 40 of them" is a count).
-_NOT_NAMED_MEDICINES = frozenset({
+# Means that are no medicine: no count or strength of them is an overdose's (firearms,
+# ligatures, blades, places, ammunition and gases).
+NOT_MEDICINES = frozenset({
+    "gun", "guns", "firearm", "firearms", "pistol", "rifle", "shotgun", "handgun", "revolver",
+    "glock", "ammo", "ammunition", "bullets", "calibre", "caliber", "rope", "belt", "cord",
+    "noose", "ligature", "strap", "knife", "knives", "razor", "razors", "blade", "blades",
+    "scalpel", "keys", "garage", "safe", "helium", "charcoal"})
+# Words for tablets in general, no medicine's name: "tablets, 40 of them" is a count.
+_TABLETS_IN_GENERAL = frozenset({
     "pill", "pills", "tablets", "tabs", "capsules", "medication", "medications", "medicine",
     "meds", "prescription", "prescriptions", "script", "painkiller", "painkillers", "dose",
-    "doses", "patches", "gun", "guns", "firearm", "firearms", "pistol", "rifle", "shotgun",
-    "handgun", "revolver", "glock", "ammo", "ammunition", "bullets", "rope", "belt", "cord",
-    "noose", "ligature", "strap", "knife", "knives", "razor", "razors", "blade", "blades",
-    "scalpel", "garage", "helium", "charcoal", "calibre", "caliber"})
-# After a number, what makes it a strength: "100 mg", "5 ml".
-_DOSE_UNITS = frozenset({"mg", "mgs", "milligram", "milligrams", "mcg", "microgram",
-                         "micrograms", "ml", "mls", "g", "units"})
+    "doses", "patches"})
+# A dose measured, not a count of tablets: "100 mg", "12 units of insulin".
+DOSE_UNITS = frozenset({"mg", "mgs", "milligram", "milligrams", "mcg", "microgram",
+                        "micrograms", "ml", "mls", "g", "unit", "units", "iu"})
 
 
 def _a_strength(pairs: list[tuple[str, str]], index: int) -> bool:
@@ -57,7 +60,7 @@ def _a_strength(pairs: list[tuple[str, str]], index: int) -> bool:
     right before it ("Zoloft 100", "sertraline 50mg")."""
     following = pairs[index + 1][0] if index + 1 < len(pairs) else ""
     before = pairs[index - 1][0] if index > 0 else ""
-    return following in _DOSE_UNITS or before in _MEDICINE_NAMES
+    return following in DOSE_UNITS or before in _MEDICINE_NAMES
 
 
 # Beside "dye", what makes it the colouring: "dye my hair", "hair dye", "the dye".
@@ -155,9 +158,10 @@ def _load() -> dict:
 
 
 _LEXICON = _load()
+# Named medicines: the means lexicon's one-word entries that are medicines' names.
 _MEDICINE_NAMES = frozenset(
     entry for entry in _LEXICON["concepts"]["means"]
-    if " " not in entry and entry not in _NOT_NAMED_MEDICINES)
+    if " " not in entry and entry not in NOT_MEDICINES | _TABLETS_IN_GENERAL)
 _TEXT_SPEAK: dict[str, tuple[str, ...]] = {
     key: tuple(value.split()) for key, value in _LEXICON["text_speak"].items()
 }
@@ -735,14 +739,17 @@ _AT_ONCE = frozenset({"once", "go", "together", "lot", "whole", "overdose", "ove
 _TAKEN_CONCEPTS = frozenset({"past_act", "method_weak", "method"})
 
 
+def _schedule_spans(words: list[str]) -> list[tuple[int, int]]:
+    """Where a sentence tells of a dose schedule (``_AS_PRESCRIBED``)."""
+    return [(at, at + len(marker)) for marker in _AS_PRESCRIBED for at in range(len(words))
+            if tuple(words[at:at + len(marker)]) == marker]
+
+
 def _taken_as_prescribed(words: list[str], mention: Mention) -> bool:
     """Whether a mention of taking all of one's medicine is told with a sign of taking it as
     prescribed (a dose schedule, no doses missed) and nothing of taking it at once."""
-    if mention.concept not in _TAKEN_CONCEPTS or not _TAKE_FORMS.intersection(words) or \
-            "all" not in words or _AT_ONCE.intersection(words):
-        return False
-    return any(tuple(words[i:i + len(marker)]) == marker
-               for marker in _AS_PRESCRIBED for i in range(len(words)))
+    return mention.concept in _TAKEN_CONCEPTS and bool(_TAKE_FORMS.intersection(words)) and \
+        "all" in words and not _AT_ONCE.intersection(words) and bool(_schedule_spans(words))
 
 
 def _as_prescribed_span(words: list[str], offset: int, index: int,
@@ -753,11 +760,8 @@ def _as_prescribed_span(words: list[str], offset: int, index: int,
     if not dropped:
         return []
     start = next(at for at, word in enumerate(words) if word in _TAKE_FORMS)
-    end = max(m.end - offset for m in dropped)
-    for marker in _AS_PRESCRIBED:
-        for at in range(start, len(words)):
-            if tuple(words[at:at + len(marker)]) == marker:
-                end = max(end, at + len(marker))
+    end = max([m.end - offset for m in dropped]
+              + [until for at, until in _schedule_spans(words) if at >= start])
     return [Mention("idiom", offset + start, offset + end, index)]
 
 
