@@ -88,13 +88,15 @@ def test_the_scheduler_of_a_killed_worker_stops_and_frees_its_locks(make_app, ap
     connection.delete(*locks)
     worker = start_worker(app_config)
     try:
-        wait_for(lambda: all(connection.get(lock) for lock in locks))
+        # The worker takes the locks before it forks the scheduler: wait for both.
+        wait_for(lambda: all(connection.get(lock) for lock in locks)
+                 and psutil.Process(worker.pid).children())
         scheduler = psutil.Process(worker.pid).children()[0]
     finally:
         os.kill(worker.pid, signal.SIGKILL)  # the worker alone, not its scheduler
         worker.wait()
     try:
-        scheduler.wait(timeout=10)
+        scheduler.wait(timeout=30)  # it looks for its worker once a second; CI is loaded
     except psutil.TimeoutExpired:
         scheduler.kill()
         raise AssertionError("the scheduler outlived its worker") from None
