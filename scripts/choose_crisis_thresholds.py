@@ -85,6 +85,20 @@ TEXT_TESTS = {
     "test_hyperbole_no_reader_hears_as_risk_goes_to_review": False,
     "test_everyday_preparations_every_trained_reader_hears_as_ordinary_go_to_review": False,
     "test_everyday_preparations_a_trained_reader_hears_as_risk_stay_raised": True,
+    "test_a_thing_gone_is_no_death": False,
+    "test_a_word_of_english_is_no_misspelling_of_a_word_of_risk": False,
+    "test_an_act_done_is_still_a_past_attempt": True,
+    "test_an_act_to_come_is_not_reported_as_a_past_attempt": True,
+    "test_an_attempt_long_ago_stays_high": True,
+    "test_an_attempt_within_the_last_hours_is_imminent": True,
+    "test_finishing_a_piece_of_work_is_no_intent": False,
+    "test_finishing_it_with_no_work_named_is_still_intent": True,
+    "test_harm_needing_care_now_is_imminent": True,
+    "test_intent_told_in_text_speak_dialect_or_as_acting_on_it": True,
+    "test_means_at_hand_as_a_habit_stays_high": True,
+    "test_means_at_hand_now_is_imminent": True,
+    "test_the_last_time_of_before_is_no_farewell": False,
+    "test_the_patient_or_someone_dear_gone_still_counts": True,
 }
 # Parametrized tests that are not about whether a statement is raised.
 NOT_STATEMENTS = {
@@ -93,6 +107,9 @@ NOT_STATEMENTS = {
     "test_is_negated", "test_a_time_to_come_is_the_patients_own_and_ahead",
     "test_corpus_signals_are_well_formed", "test_modifiers_a_finding_may_be_doubted_beside",
     "test_the_exact_kernel_is_asked_for_unless_the_cpu_has_vnni",
+    # Readings of a turn's parts, not levels.
+    "test_a_plans_parts_with_a_time_to_come", "test_a_time_named_on_its_own_is_a_time_set",
+    "test_something_taken_within_the_last_hours",
 }
 # Statements asserted in tests without a parametrize list: (text, raised, imminent).
 LITERALS = [
@@ -199,6 +216,8 @@ def _row_items(name: str, row: dict, module) -> list[Item]:
         transcript = f"Therapist: Have you had thoughts of killing yourself?\nPatient: " \
                      f"{row['answer']}\n"
         return [Item(transcript, "affirmative" in name, False, name)]
+    if "text" not in row:
+        return []  # a test of a word's or a concept's reading, with no statement
     text = row["text"]
     if not re.match(r"[A-Z][a-z]+: ", text):
         text = f"Patient: {text}"
@@ -209,6 +228,8 @@ def _row_items(name: str, row: dict, module) -> list[Item]:
         return [] if row["read"] else [Item(text, False, False, name)]
     if "expected" in row:
         return [Item(text, row["expected"] in RAISED, row["expected"] == "imminent", name)]
+    if "level" in row:
+        return [Item(text, row["level"] in RAISED, row["level"] == "imminent", name)]
     if "kind" in row:
         return [Item(text, True, False, name)]
     if name not in TEXT_TESTS:
