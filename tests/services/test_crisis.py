@@ -3832,3 +3832,67 @@ def test_an_overdose_just_taken_is_under_way(text, level):
 ])
 def test_the_patient_caring_is_no_preparation(text, level):
     assert detect_crisis(f"Patient: {text}").level == level
+
+
+@pytest.mark.parametrize(("text", "level"), [
+    # Each was `high`: a death with its time, decided in the sentence after.
+    ("This weekend I go to sleep for good. My mind is made up.", "imminent"),
+    # Not: a decision about something else, with the time in its own sentence.
+    ("I want to sleep for good. I've decided to go to the gym on Saturday.", "high"),
+])
+def test_a_death_with_its_time_decided_in_the_next_breath_is_imminent(text, level):
+    assert detect_crisis(f"Patient: {text}").level == level
+
+
+@pytest.mark.parametrize(("text", "level"), [
+    # Was `high`: "had" (the tablets the patient had) dated the whole turn as gone by; and
+    # `low`: "took every" was not read as taking all.
+    ("Rough night. I took all the tramadol I had around midnight. Still a bit woozy.",
+     "imminent"),
+    ("Took every co-codamol I had after tea. Feeling woozy now.", "imminent"),
+    # Not: the harm told of an attempt long ago, or of tablets taken as usual.
+    ("I took an overdose last year and was woozy for days.", "high"),
+    ("My new tablets make me woozy.", None),
+    # "took every" is "took all": an overdose, unless a dose schedule is told.
+    ("I took every pill I had last night.", "imminent"),
+    ("I took every dose this week.", None),
+    ("I took every one of my sertraline this week, like you asked.", None),
+])
+def test_feeling_woozy_after_an_overdose_of_the_last_hours_is_harm_now(text, level):
+    assert detect_crisis(f"Patient: {text}").level == level
+
+
+@pytest.mark.parametrize(("text", "level"), [
+    # Was `high`: means held in the patient's hands now.
+    ("I've got all of dad's tablets, I'm holding them now and I want to take the lot.",
+     "imminent"),
+    # Was `low`: a brand of paraquat is the poison it is.
+    ("I've got gramoxone in the shed and I'm going to drink it tonight.", "imminent"),
+    ("I spray gramoxone on the fence line every spring.", None),
+])
+def test_means_held_now_and_a_poison_by_its_brand(text, level):
+    assert detect_crisis(f"Patient: {text}").level == level
+
+
+@pytest.mark.parametrize(("text", "level"), [
+    # Was `high`: a question whether a dose taken by mistake is an overdose.
+    ("I took my blood pressure pill twice by mistake. Is that an overdose?", None),
+    ("Would that count as an overdose, two paracetamol and a Lemsip?", None),
+    # Still an overdose: one the patient took.
+    ("I took an overdose on Sunday. Is that what you wanted to hear?", "high"),
+])
+def test_asking_whether_a_dose_is_an_overdose_is_no_attempt(text, level):
+    assert detect_crisis(f"Patient: {text}").level == level
+
+
+@pytest.mark.parametrize(("text", "level"), [
+    # Each was `low`: going for good, with a time.
+    ("When the lease runs out I'm going for good.", "imminent"),
+    ("After the funeral I'm just going. Going for good.", "imminent"),
+    # A move named is no leaving of life (the first was already `moderate` by "leave for
+    # good").
+    ("I'm leaving for good in June, moving to Leeds this time.", None),
+    ("I'm moving to Leeds in June, going for good this time.", None),
+])
+def test_going_for_good_is_read_unless_a_move_is_named(text, level):
+    assert detect_crisis(f"Patient: {text}").level == level

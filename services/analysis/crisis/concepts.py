@@ -842,8 +842,10 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
                 mention.concept == "death_weak" and _death_is_wished(sentence, mention, concepts)
             ):
                 add("wish_to_be_dead", mention)
-                if own & {"intent", "commitment"} and "time" in own:
-                    add("intent", mention, imminent=True)  # "I'll be dead by Sunday"
+                # "I'll be dead by Sunday"; "This is the weekend I go to sleep for good. I've
+                # made my mind up.": a death with its time, decided in the next breath.
+                if (own & {"intent", "commitment"} or "commitment" in window) and "time" in own:
+                    add("intent", mention, imminent=True)
                 context = True
                 break
         worth = next((m for m in sentence.mentions if m.concept == "worth_living"), None)
@@ -854,7 +856,8 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
         if act is None and "self_kill_weak" in own and window & {
             "intent", "commitment", "desire", "purpose", "plan", "thought", "possession", "means",
             "time", "preparation"
-        } and _absence_is_the_patients(sentence, first["self_kill_weak"]):
+        } and _absence_is_the_patients(sentence, first["self_kill_weak"]) \
+                and not _a_move_told(sentences[low:high]):
             act = first["self_kill_weak"]
         if act is not None and set(sentence.words[act.end - sentence.offset:][:1]) & \
                 _IDIOM_AFTER_ACT and not any(m.concept in ("time", "purpose")
@@ -1320,7 +1323,7 @@ _INJURED_NOW = re.compile(
     r"still\s+(?:pouring|bleeding)|(?:not|can\s+not|cannot)\s+"
     r"stop\s+(?:the\s+)?bleeding|(?:feel|feeling|going|getting)\s+(?:\w+\s+)?faint|"
     r"passing\s+out|bleeding\s+through|it\s+(?:is|will)\s+not\s+stop(?:ping)?|"
-    r"taking\s+a\s+while\s+to\s+stop|dizzy|light\s*headed|throwing\s+up|vomiting|"
+    r"taking\s+a\s+while\s+to\s+stop|dizzy|woozy|groggy|light\s*headed|throwing\s+up|vomiting|"
     r"ears\s+(?:are\s+)?ringing|can\s+not\s+breathe|(?:stomach|belly|throat)\s+(?:is\s+)?"
     r"burning)\b")
 
@@ -1367,12 +1370,25 @@ def _cutting_and_bleeding_now(sentences: list[Sentence], sentence: Sentence,
         _of_this_moment(sentence) and injured_now(sentences)
 
 
+# "leaving for good, moving to Leeds": a move named makes leaving for good a move.
+_A_MOVE = re.compile(r"\b(?:moving|move|moved|emigrating|emigrate|relocating|relocate)\s+"
+                     r"(?:to|back|abroad|away|out|house|home|in)\b")
+
+
+def _a_move_told(sentences: list[Sentence]) -> bool:
+    return any(_A_MOVE.search(" ".join(sentence.words)) for sentence in sentences)
+
+
 def injured_now(sentences: list[Sentence]) -> bool:
     """Whether a turn tells of harm needing emergency care now (``_INJURED_NOW``), with no
-    time gone by ("it wouldn't stop bleeding last year")."""
+    time gone by ("it wouldn't stop bleeding last year"). A tense of the past elsewhere in the
+    turn tells of the act, not of the harm: "I took all the amitriptyline I had around
+    midnight … Still feeling a bit woozy." """
     words = [word for sentence in sentences for word in sentence.words]
-    return not _TIME_GONE_BY.intersection(words) and \
-        _INJURED_NOW.search(" ".join(words)) is not None
+    if _TIME_LONG_GONE.intersection(words):
+        return False
+    return any(_INJURED_NOW.search(" ".join(sentence.words)) is not None
+               and not _TIME_GONE_BY.intersection(sentence.words) for sentence in sentences)
 
 
 # An attempt told as made within the last hours is under way: a medical emergency ("I took
@@ -1420,6 +1436,8 @@ _TIME_ALONE_MAX_WORDS = 8
 _TIME_ALONE_LEAD = frozenset({"next", "this", "on", "by", "until", "till", "so", "then"})
 _TIME_GONE_BY = frozenset({"last", "ago", "was", "were", "did", "had", "used", "yesterday",
                            "before", "since"})
+# The words of it that date a whole turn, not only the sentence they are in.
+_TIME_LONG_GONE = frozenset({"last", "ago", "used", "yesterday"})
 
 
 def _names_a_time_alone(sentence: Sentence) -> bool:

@@ -725,7 +725,8 @@ def _a_thing_gone(words: list[str], offset: int, mention: Mention) -> bool:
 
 
 # Medicines taken as prescribed: "I took all my medication this week", "taking all my tablets
-# every day, no missed doses". The "all" of them is the whole prescription, not an overdose.
+# every day, no missed doses", "I took every dose this week". The "all" of them is the whole
+# prescription, not an overdose.
 _TAKE_FORMS = frozenset({"take", "takes", "taking", "took", "taken"})
 _AS_PRESCRIBED = (("as", "prescribed"), ("supposed", "to"), ("meant", "to"), ("on", "time"),
                   ("not", "missed"), ("no", "missed"), ("not", "miss"), ("never", "miss"),
@@ -737,6 +738,8 @@ _AS_PRESCRIBED = (("as", "prescribed"), ("supposed", "to"), ("meant", "to"), ("o
 _AT_ONCE = frozenset({"once", "go", "together", "lot", "whole", "overdose", "overdosed",
                       "hospital", "ambulance", "purpose", "pumped", "ae", "er"})
 _TAKEN_CONCEPTS = frozenset({"past_act", "method_weak", "method"})
+# "all my medication", "every one of my sertraline", "every dose".
+_WHOLE_OF_IT = frozenset({"all", "every"})
 
 
 def _schedule_spans(words: list[str]) -> list[tuple[int, int]]:
@@ -749,7 +752,8 @@ def _taken_as_prescribed(words: list[str], mention: Mention) -> bool:
     """Whether a mention of taking all of one's medicine is told with a sign of taking it as
     prescribed (a dose schedule, no doses missed) and nothing of taking it at once."""
     return mention.concept in _TAKEN_CONCEPTS and bool(_TAKE_FORMS.intersection(words)) and \
-        "all" in words and not _AT_ONCE.intersection(words) and bool(_schedule_spans(words))
+        bool(_WHOLE_OF_IT.intersection(words)) and not _AT_ONCE.intersection(words) and \
+        bool(_schedule_spans(words))
 
 
 def _as_prescribed_span(words: list[str], offset: int, index: int,
