@@ -3896,3 +3896,53 @@ def test_asking_whether_a_dose_is_an_overdose_is_no_attempt(text, level):
 ])
 def test_going_for_good_is_read_unless_a_move_is_named(text, level):
     assert detect_crisis(f"Patient: {text}").level == level
+
+
+@pytest.mark.parametrize(("text", "level"), [
+    # Was `low`: "at work" in "nobody at work" read as an accident's setting.
+    ("I've started cutting my thighs again, where nobody at work can see.", "high"),
+    ("I cut my hand at work on the slicer.", None),
+])
+def test_people_at_work_are_no_accidents_setting(text, level):
+    assert detect_crisis(f"Patient: {text}").level == level
+
+
+@pytest.mark.parametrize(("text", "level"), [
+    # Each was `low`.
+    ("Ah keep thinkin aboot toppin mesel.", "high"),
+    ("I just want the big sleep, to be honest.", "high"),
+    ("I hope my chest just stops in my sleep.", "high"),
+    ("I've thought about eating my service weapon.", "high"),
+    ("I think it's fair to say I won't see another birthday. Decided.", "imminent"),
+    # "over dosed" written apart, read as before; not: someone seen at Christmas, someone
+    # else's overdose by mistake.
+    ("they discharged me after i over dosed last weekend and i feel the same", "high"),
+    ("I won't see my sister at Christmas this year.", None),
+    ("My nan over dosed on her heart pills by mistake, she's fine.", None),
+])
+def test_wishes_methods_and_overdoses_in_other_words(text, level):
+    assert detect_crisis(f"Patient: {text}").level == level
+
+
+@pytest.mark.parametrize(("text", "level"), [
+    # Each was `imminent`: a soap's storyline, a commute over a bridge.
+    ("There was an overdose storyline on EastEnders last night and my daughter asked about it.",
+     None),
+    ("I cross the bridge on the way to work every day and I'm fine.", None),
+])
+def test_a_storyline_and_a_commute_are_not_risk(text, level):
+    assert detect_crisis(f"Patient: {text}").level == level
+
+
+@pytest.mark.parametrize(("text", "level"), [
+    # Was `low` and `high`: on the way now to a method's place, with the means.
+    ("I'm heading up to the cliffs now with the rope.", "imminent"),
+    ("I'm going to the bridge now with the rope.", "imminent"),
+    ("Bottle of wine. All of my oxycodone. Locked in the bathroom.", "imminent"),
+    # Not: the means for an outing, tablets carried as everyone carries them.
+    ("I'm heading to the river now with the rope for the boat.", None),
+    ("We're going climbing at the cliffs now, I've got the rope.", None),
+    ("I'm walking the dog by the river now, got my tablets in my bag.", None),
+])
+def test_on_the_way_now_with_the_means_is_imminent(text, level):
+    assert detect_crisis(f"Patient: {text}").level == level

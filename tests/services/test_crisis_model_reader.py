@@ -160,8 +160,10 @@ def test_it_lowers_only_findings_every_trained_reader_doubts_and_only_to_review(
         elif without.level is not None:
             assert with_model == without
     assert lowered[ORDINARY_CUE] and lowered[DOUBTED_CUE]
+    # The disclosures the readers lower, listed so that a new one is seen; w38_031 ("This
+    # afternoon I drink the bleach, a little, then I vomit.") came with writer 38's set.
     assert sorted(s["id"] for found in lowered.values() for s in found if s["escalate"]) == \
-        ["pa_124", "w36_033", "w36_073"]
+        ["pa_124", "w36_033", "w36_073", "w38_031"]
 
 
 @pytest.mark.parametrize("text", [

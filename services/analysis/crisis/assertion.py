@@ -572,7 +572,11 @@ def told_as_an_accident(sentence: Sentence) -> bool:
     """Whether a sentence tells its injury as an accident, its setting enough to say so: it
     takes back a self-harm act. "burned my hand on the kettle" is one; "… on the stove on
     purpose" and "I was cooking and I decided to burn my arm" are not."""
-    return has(sentence, "accident") and not (
+    people = [m for m in sentence.mentions if m.concept == "others"]
+    # "where nobody at work can see": the people at work, not an accident's setting.
+    setting = any(m.concept == "accident" and not any(
+        p.start <= m.start and m.end <= p.end for p in people) for m in sentence.mentions)
+    return setting and not (
         has(sentence, "self_harm_deliberate") or has(sentence, "commitment"))
 
 

@@ -1043,6 +1043,12 @@ def find_in(sentences: list[Sentence], quote_words: int, earlier_context: bool =
             # "I've got the rope. Tonight.": a time told alone beside means the patient has.
             add("plan", means, imminent=True)
             context = True
+        if means is not None and not findings[found_before:] and \
+                _on_the_way_with_means(sentence, means):
+            # "I'm heading up to the cliffs now with the rope.": the patient on the way now to
+            # a method's place, with the means.
+            add("plan", means, imminent=True)
+            context = True
         held = (means, sentence) if means is not None else _named_just_before(
             sentences, asserted, index)
         if held is not None and len(findings) == found_before and not at_work and \
@@ -1321,7 +1327,7 @@ def _contains(words: list[str], phrase: list[str]) -> bool:
 _INJURED_NOW = re.compile(
     r"\b(?:blood\s+everywhere|(?:(?:a\s+lot|lots|loads)\s+of|so\s+much)\s+blood|gaping|"
     r"still\s+(?:pouring|bleeding)|(?:not|can\s+not|cannot)\s+"
-    r"stop\s+(?:the\s+)?bleeding|(?:feel|feeling|going|getting)\s+(?:\w+\s+)?faint|"
+    r"stop\s+(?:the\s+)?(?:bleeding|blood)|(?:feel|feeling|going|getting)\s+(?:\w+\s+)?faint|"
     r"passing\s+out|bleeding\s+through|it\s+(?:is|will)\s+not\s+stop(?:ping)?|"
     r"taking\s+a\s+while\s+to\s+stop|dizzy|woozy|groggy|light\s*headed|throwing\s+up|vomiting|"
     r"ears\s+(?:are\s+)?ringing|can\s+not\s+breathe|(?:stomach|belly|throat)\s+(?:is\s+)?"
@@ -1389,6 +1395,31 @@ def injured_now(sentences: list[Sentence]) -> bool:
         return False
     return any(_INJURED_NOW.search(" ".join(sentence.words)) is not None
                and not _TIME_GONE_BY.intersection(sentence.words) for sentence in sentences)
+
+
+# Places of a method one goes to, and going there now.
+_METHOD_PLACES = frozenset({"bridge", "cliff", "cliffs", "viaduct", "quarry", "tracks", "railway",
+                            "roof", "rooftop", "headland", "pier", "reservoir", "river", "woods",
+                            "motorway", "overpass", "ledge", "crossing"})
+_GOING = frozenset({"going", "heading", "driving", "walking", "off", "way"})
+# Means carried there for no errand: a ligature or a firearm (tablets go everywhere in a bag).
+_CARRIED_MEANS = _LIGATURES | frozenset({"gun", "guns", "rifle", "shotgun", "pistol", "revolver",
+                                         "handgun", "firearm", "glock"})
+# What the means are for, on the way: "with the rope for the boat", "climbing", "fishing".
+_OUTING = frozenset({"climbing", "abseiling", "fishing", "boat", "canoe", "kayak", "camping",
+                     "hunting", "shoot", "range", "tow", "towing", "work", "job", "shift"})
+
+
+def _on_the_way_with_means(sentence: Sentence, means: Mention) -> bool:
+    """Whether the patient tells of going now to a method's place with the means: "I'm
+    heading up to the cliffs now with the rope", not "… with the rope for the boat"."""
+    words = sentence.words
+    following = words[means.end - sentence.offset:][:1]
+    named = words[means.start - sentence.offset:means.end - sentence.offset]
+    return bool(_CARRIED_MEANS.intersection(named)) and \
+        bool(FIRST_PERSON.intersection(words)) and "now" in words and \
+        bool(_GOING.intersection(words)) and bool(_METHOD_PLACES.intersection(words)) and \
+        not _OUTING.intersection(words) and not set(following) & _EVERYDAY_USE
 
 
 # An attempt told as made within the last hours is under way: a medical emergency ("I took
