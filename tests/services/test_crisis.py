@@ -3946,3 +3946,22 @@ def test_a_storyline_and_a_commute_are_not_risk(text, level):
 ])
 def test_on_the_way_now_with_the_means_is_imminent(text, level):
     assert detect_crisis(f"Patient: {text}").level == level
+
+
+@pytest.mark.parametrize(("text", "level"), [
+    # Each was `low`: a death that no longer sounds bad, a drowning told by its stones, a drop
+    # measured, a home cleared for whoever comes after, arms lined from a few words back.
+    ("Death doesn't sound so bad anymore, honestly.", "high"),
+    ("I keep picturing the river, pockets full of stones.", "high"),
+    ("I measured the drop from the car park roof. It's enough.", "imminent"),
+    ("I'm clearing out the flat so whoever has to clean up after me has less to do.", "high"),
+    ("My arms are starting to look like a barcode again.", "high"),
+    # Was `high`: bleeding now, after a cut made "before I rang you", is harm needing care now.
+    ("I cut my leg before I rang you and it's still bleeding through the towel.", "imminent"),
+    # Not: someone else's sunburn; a cut long before; a knee after a run (was `high`).
+    ("My daughter's forearms are starting to look like a barcode from the sunburn.", None),
+    ("Before I moved here I cut myself and it wouldn't stop bleeding.", "high"),
+    ("My knee feels like it got hit by a bus after the run.", None),
+])
+def test_deaths_drops_and_marks_told_around_and_harm_since_the_call(text, level):
+    assert detect_crisis(f"Patient: {text}").level == level

@@ -211,8 +211,9 @@ def _body_told_as_lined(sentence: Sentence, number: int) -> Mention | None:
         return None  # "… like a zebra from the sunburn lines"
     for at, word in enumerate(words):
         # ("like" is read as a filler and dropped: "look a barcode".)
+        # "My forearms are starting to look like a barcode": the body a few words back.
         if word in _LINED and at >= 3 and _LOOK.intersection(words[max(0, at - 4):at]) and \
-                _own_body_at(words, max(0, at - 6), reach=5):
+                _own_body_at(words, max(0, at - 8), reach=7):
             return Mention("self_harm_cue", sentence.offset + at, sentence.offset + at + 1,
                            number)
     return None
@@ -1393,8 +1394,16 @@ def injured_now(sentences: list[Sentence]) -> bool:
     words = [word for sentence in sentences for word in sentence.words]
     if _TIME_LONG_GONE.intersection(words):
         return False
-    return any(_INJURED_NOW.search(" ".join(sentence.words)) is not None
-               and not _TIME_GONE_BY.intersection(sentence.words) for sentence in sentences)
+    for sentence in sentences:
+        text = " ".join(sentence.words)
+        if _INJURED_NOW.search(text) is None:
+            continue
+        gone = _TIME_GONE_BY.intersection(sentence.words)
+        if _JUST_BEFORE.search(text):
+            gone -= {"before"}  # "I just cut … before this call and it won't stop bleeding"
+        if not gone:
+            return True
+    return False
 
 
 # Places of a method one goes to, and going there now.
@@ -1467,6 +1476,8 @@ _TIME_ALONE_MAX_WORDS = 8
 _TIME_ALONE_LEAD = frozenset({"next", "this", "on", "by", "until", "till", "so", "then"})
 _TIME_GONE_BY = frozenset({"last", "ago", "was", "were", "did", "had", "used", "yesterday",
                            "before", "since"})
+_JUST_BEFORE = re.compile(r"\bbefore\s+(?:this\s+call|i\s+(?:called|rang|phoned)|calling|"
+                          r"ringing|phoning)\b")
 # The words of it that date a whole turn, not only the sentence they are in.
 _TIME_LONG_GONE = frozenset({"last", "ago", "used", "yesterday"})
 
