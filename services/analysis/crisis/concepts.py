@@ -1411,9 +1411,6 @@ _METHOD_PLACES = frozenset({"bridge", "cliff", "cliffs", "viaduct", "quarry", "t
                             "roof", "rooftop", "headland", "pier", "reservoir", "river", "woods",
                             "motorway", "overpass", "ledge", "crossing"})
 _GOING = frozenset({"going", "heading", "driving", "walking", "off", "way"})
-# Means carried there for no errand: a ligature or a firearm (tablets go everywhere in a bag).
-_CARRIED_MEANS = _LIGATURES | frozenset({"gun", "guns", "rifle", "shotgun", "pistol", "revolver",
-                                         "handgun", "firearm", "glock"})
 # What the means are for, on the way: "with the rope for the boat", "climbing", "fishing".
 _OUTING = frozenset({"climbing", "abseiling", "fishing", "boat", "canoe", "kayak", "camping",
                      "hunting", "shoot", "range", "tow", "towing", "work", "job", "shift"})
@@ -1425,8 +1422,11 @@ def _on_the_way_with_means(sentence: Sentence, means: Mention) -> bool:
     words = sentence.words
     following = words[means.end - sentence.offset:][:1]
     named = words[means.start - sentence.offset:means.end - sentence.offset]
-    return bool(_CARRIED_MEANS.intersection(named)) and \
-        bool(FIRST_PERSON.intersection(words)) and "now" in words and \
+    # Means carried there for no errand: a ligature or a firearm (the lexicon's, as
+    # ``_lethal_means_in_hand`` reads it); tablets go everywhere in a bag.
+    carried = bool(_LIGATURES.intersection(named)) or any(
+        m.concept == "firearm" and m.start == means.start for m in sentence.mentions)
+    return carried and bool(FIRST_PERSON.intersection(words)) and "now" in words and \
         bool(_GOING.intersection(words)) and bool(_METHOD_PLACES.intersection(words)) and \
         not _OUTING.intersection(words) and not set(following) & _EVERYDAY_USE
 
