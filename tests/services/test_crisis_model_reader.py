@@ -266,6 +266,20 @@ def test_long_turns_are_read_in_windows_of_whole_sentences():
     assert all(len(w.split()) <= model_reader.WINDOW_WORDS for w in windows)
 
 
+def test_of_a_long_turn_only_the_windows_that_name_a_word_of_risk_are_read():
+    """A window of ordinary talk beside one naming pills costs a model call and tells the model
+    nothing: only windows that would pass the gate on their own are scored, unless none does."""
+    ordinary = " ".join(["Work has been busy and the commute to the office is long."] * 7)
+    risk = "I have been saving up my pills in the drawer."
+    text = f"{ordinary} {risk} {ordinary}"
+    assert len(model_reader.windows(text)) == 3
+    read = model_reader.read_windows(text)
+    assert len(read) == 1 and risk in read[0]
+    assert model_reader.read_windows(f"{ordinary} {ordinary}") == \
+        model_reader.windows(f"{ordinary} {ordinary}")
+    assert model_reader.read_windows(risk) == [risk]
+
+
 # Ordinary talk as speech-to-text writes it: no punctuation at all.
 _UNPUNCTUATED = ("so work has been busy and the commute is long and i have been trying to get "
                  "to the gym on weekends with my sister ")

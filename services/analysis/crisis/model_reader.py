@@ -8,9 +8,9 @@ wrote an entry for, and unlike the word-count reader it reads word order.
 Alone it only ever adds a signal; with the word-count reader it also adds at lower thresholds
 and sends plans and means both rate as ordinary talk to review (``services.analysis.crisis``).
 It reads the patient turns in which the lexicons found any word of risk, method, means or
-plan, asserted or not, so an ordinary session costs a few model calls, not one per turn. Runs
-with onnxruntime on one thread per call (the web server's threads and the workers are the
-parallelism).
+plan, asserted or not (of a long turn, only the windows that do), so an ordinary session costs
+a few model calls, not one per turn or window. Runs with onnxruntime on one thread per call
+(the web server's threads and the workers are the parallelism).
 
 A second model (``second_model/``: the same base trained on about three times the material,
 ``scripts/train_crisis_model.py --candidate --through 23``) reads the same turns and adds a
@@ -42,7 +42,7 @@ import numpy as np
 
 from services.analysis.crisis.assertion import told_as_an_accident
 from services.analysis.crisis.reader import RISK_CONCEPTS
-from services.analysis.crisis.reading import Mention, Sentence, names, run_on_pieces
+from services.analysis.crisis.reading import Mention, Sentence, names, read_turn, run_on_pieces
 
 MODEL_DIR = Path(__file__).with_name("model")
 SECOND_DIR = Path(__file__).with_name("second_model")
@@ -208,8 +208,19 @@ def scores(texts: list[str], loaded: LoadedModel | None = None) -> list[float]:
 
 
 def turn_score(text: str, loaded: LoadedModel | None = None) -> float:
-    """The score of a turn: the highest of its windows'."""
-    return max(scores(windows(text), loaded))
+    """The score of a turn: the highest of its windows' that the model reads."""
+    return max(scores(read_windows(text), loaded))
+
+
+def read_windows(text: str) -> list[str]:
+    """The windows of a turn the model reads: of a long turn, those that would pass the gate
+    as turns of their own (``reads``); a window of ordinary talk beside one of risk tells the
+    model nothing the other does not, and costs a call. All of them where none would pass
+    (the turn's words of risk read only across windows)."""
+    every = windows(text)
+    if len(every) == 1:
+        return every
+    return [window for window in every if reads(read_turn(window))] or every
 
 
 def windows(text: str) -> list[str]:
