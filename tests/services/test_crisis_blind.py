@@ -28,9 +28,9 @@ from tests.services.crisis_blind import (
 ANALYZE_URL = "/api/therapy/analyze-session"
 
 # The recall goal is NOT met on the held-out halves. These floors guard the measured figures
-# (2178/2511 recall, 102/1449 false alarms over the thirty-eight sets' held-out halves) against
+# (2298/2661 recall, 105/1519 false alarms over the forty sets' held-out halves) against
 # regression; they are not the goals.
-MEASURED_MIN_RECALL = 0.865
+MEASURED_MIN_RECALL = 0.86
 MEASURED_MAX_FALSE_ALARMS = 0.08
 # Writer 26's set, read in full (95/150 when it was added, 108/150 now): the same guard.
 READ_MIN_RECALL = 0.7
