@@ -3965,3 +3965,66 @@ def test_on_the_way_now_with_the_means_is_imminent(text, level):
 ])
 def test_deaths_drops_and_marks_told_around_and_harm_since_the_call(text, level):
     assert detect_crisis(f"Patient: {text}").level == level
+
+
+@pytest.mark.parametrize(("text", "level"), [
+    # Each was `low`: means held now, told by holding them or sitting with them, in an
+    # overdose's amount.
+    ("I'm holding all the sleeping tablets right now, my hand's full of them.", "imminent"),
+    ("I'm sitting here with two full boxes of Nytol and a bottle of vodka.", "imminent"),
+    # Not: someone else's tablets, one box read as a leaflet is read.
+    ("I'm holding the baby right now, she's got her tablets for the ear infection.", None),
+    ("I'm sitting here with a full box of my new tablets, trying to read the leaflet.", None),
+])
+def test_means_held_or_sat_with_now_are_imminent(text, level):
+    assert detect_crisis(f"Patient: {text}").level == level
+
+
+@pytest.mark.parametrize(("text", "level"), [
+    # Each was `low` or `high`: a room or a car sealed beside the method.
+    ("alredy bought the charcol and taped up the windows. just wanted to say thank you before",
+     "imminent"),
+    ("Everything's set up in the garage for later. The car, the tape round the door.",
+     "imminent"),
+    # Not: windows taped for painting, with no method named.
+    ("I taped up the windows and the skirting boards before painting the lounge.", None),
+])
+def test_a_room_or_a_car_sealed_beside_the_method_is_a_plan(text, level):
+    assert detect_crisis(f"Patient: {text}").level == level
+
+
+@pytest.mark.parametrize(("text", "level"), [
+    # Each was `low` (the second was raised by the language models alone, and read by the
+    # lexicons as a hypothetical): a death welcomed before its condition, "tell you what" as no
+    # hypothetical, clocking off for good, the sea walked into, a palm held on the hob.
+    ("Wouldn't be upset if I just carked it in my sleep, not gonna lie.", "high"),
+    ("I tell you what, if I didn't wake up tomorrow I wouldn't be one bit sorry.", "high"),
+    ("Honestly mate I'm cooked. Wouldn't mind clocking off permanent, if you get me.", "high"),
+    ("I walked into the sea last summer. The tide just kept handing me back.", "high"),
+    ("I've started holding my palm on the hob until it blisters.", "high"),
+    # Not: a printer's death welcomed; "tell you what" before an ordinary plan.
+    ("I wouldn't be upset if the printer carked it.", None),
+    ("Tell you what, if it rains tomorrow we'll do the session by phone.", None),
+])
+def test_deaths_welcomed_and_acts_told_in_other_words(text, level):
+    assert detect_crisis(f"Patient: {text}").level == level
+
+
+@pytest.mark.parametrize(("text", "level"), [
+    # Each was `high`: a time set by an event or a meal of the day.
+    ("this is my last night. im done. not telling anyone but u", "imminent"),
+    ("after finals im done. like done done. not coming back at all", "imminent"),
+    ("got the blade, bathroom's locked, i'm ending it once mum's gone to work", "imminent"),
+    # Feeling fine hours after an overdose is no recovery (each was `low`).
+    ("I took about thirty of my paracetamol at teatime. I feel okay now.", "imminent"),
+    ("I took twenty of my sertraline an hour ago. I'm fine now.", "imminent"),
+    # Not: a course finished, a room tidied, an attempt on a day gone by, a dose as prescribed,
+    # an overdose long recovered from.
+    ("After finals I'm done with chemistry, switching to economics.", None),
+    ("Once mum's gone to work I'm going to tidy my room.", None),
+    ("On Boxing Day at teatime I took thirty of my paracetamol.", "high"),
+    ("I took my tablets this morning. I feel okay now.", None),
+    ("I took an overdose years ago, but I'm fine now.", None),
+])
+def test_times_set_by_an_event_or_a_meal_make_intent_and_attempts_imminent(text, level):
+    assert detect_crisis(f"Patient: {text}").level == level

@@ -193,8 +193,10 @@ def has(sentence: Sentence, concept: str) -> bool:
 def hypothetical(sentence: Sentence, mention: Mention) -> bool:
     start, _end = clause_bounds(sentence, mention.start)
     return any(m.concept == "hypothetical" and (m.start < mention.start or m.start == start)
-               # "if I ever did it, it'd be …" is a phrase of its own, not a hypothetical.
-               and not any(o.concept not in MODIFIER_CONCEPTS and _holds(o, m.start, m.end)
+               # "if I ever did it, it'd be …" is a phrase of its own, not a hypothetical; nor
+               # is the "what if" of the idiom "tell you what, if …".
+               and not any((o.concept not in MODIFIER_CONCEPTS or o.concept == "idiom")
+                           and _holds(o, m.start, m.end)
                            for o in sentence.mentions)
                for m in sentence.mentions)
 
@@ -391,6 +393,12 @@ def turn_is_resolved(sentences: list[Sentence]) -> bool:
                    for s in sentences for m in s.mentions)
     if not resolved:
         return _told_in_the_past(sentences)
+    from services.analysis.crisis.concepts import taken_within_hours  # it imports this module
+
+    if taken_within_hours(sentences):
+        # "I took about thirty of my paracetamol at teatime. I feel okay now.": feeling fine
+        # hours after an overdose is no recovery (paracetamol harms a day later).
+        return False
     if any(m.concept in _RISK_TOLD and not _historical(s) and _told_as_current(s, m)
            and not _negated(s, m)
            and not any(r.concept == "resolved" and r.start < m.end and m.start < r.end

@@ -434,6 +434,11 @@ def _death_is_wished(sentence: Sentence, mention: Mention, concepts: list[Mentio
         # "If I crashed the car tomorrow I wouldn't mind": the death is the condition, and what
         # follows welcomes it ("If I die, I want to be cremated" wants something else).
         wishes = [m for m in concepts if m.concept == "welcoming" and m.start >= mention.end]
+        # "I wouldn't be upset if I just carked it in my sleep": welcomed first, then the
+        # patient's own death as its condition (not "… if the printer carked it").
+        wishes += [m for m in concepts if m.concept == "welcoming" and m.end <= mention.start
+                   and _if_i(sentence.words[m.end - sentence.offset:
+                                            mention.start - sentence.offset])]
     if not wishes and any(m.concept == "thought" and m.start < mention.start for m in concepts):
         # "I think about death all the time and it feels peaceful": dwelt on, and welcomed.
         wishes = [m for m in concepts if m.concept == "desire"]
@@ -442,6 +447,11 @@ def _death_is_wished(sentence: Sentence, mention: Mention, concepts: list[Mentio
         return any("not" in sentence.words[m.start - sentence.offset:m.end - sentence.offset]
                    for m in wishes)
     return bool(wishes)
+
+
+def _if_i(words: list[str]) -> bool:
+    """Words that open a condition with the patient as its subject: "… if I …"."""
+    return any(word == "if" and words[i + 1:i + 2] == ["i"] for i, word in enumerate(words))
 
 
 # Words that deny or question what follows ("no reason to live", "wondering if it's worth it").
@@ -1182,8 +1192,9 @@ def _of_this_moment(sentence: Sentence) -> bool:
 
 
 # The ``at_hand_now`` phrases that put the means in the patient's hands, not merely near them
-# ("in my lap", "in front of me", "across me knees").
-_IN_HAND = frozenset({"lap", "hand", "hands", "front", "knees", "beside", "next"})
+# ("in my lap", "in front of me", "across me knees", "I'm holding", "sat here with").
+_IN_HAND = frozenset({"lap", "hand", "hands", "front", "knees", "beside", "next", "holding",
+                      "with"})
 # A medicine ready to be taken whole: opened, all of it, the lot.
 _READY = frozenset({"open", "opened", "all", "whole", "full", "lot", "every"})
 
@@ -1440,6 +1451,11 @@ _SPANS_OF_TIME = _HOUR_WORDS | frozenset({"second", "seconds", "secs", "day", "d
 _WITHIN_HOURS = (["earlier", "today"], ["earlier", "tonight"],
                  ["this", "morning"], ["this", "afternoon"], ["this", "evening"],
                  ["tonight"], ["last", "night"])
+# A meal of the day, with no other day named: "I took about thirty of my paracetamol at
+# teatime" (not "last Christmas at teatime").
+_MEAL_TIMES = (["at", "teatime"], ["at", "lunchtime"], ["at", "dinnertime"],
+               ["at", "suppertime"], ["at", "tea", "time"], ["at", "lunch", "time"],
+               ["at", "dinner", "time"])
 
 
 def _hours_ago(sentence: Sentence) -> bool:
@@ -1455,7 +1471,10 @@ def _within_hours(sentence: Sentence) -> bool:
         if word == "now" and words[i + 1:i + 2] and words[i + 1] in _TAKEN and \
                 not _TIME_GONE_BY.intersection(words):
             return True  # "I've just swallowed …", read as "I have now swallowed"
-    return any(_contains(words, phrase) for phrase in _WITHIN_HOURS)
+    return any(_contains(words, phrase) for phrase in _WITHIN_HOURS) or (
+        any(_contains(words, phrase) for phrase in _MEAL_TIMES)
+        and not _TIME_GONE_BY.intersection(words)
+        and not any(word.endswith(("day", "days", "mas")) and word != "today" for word in words))
 
 
 # Just before a time word: a recurring time ("every other weekend"), a condition ("if I
