@@ -4023,6 +4023,7 @@ def test_deaths_welcomed_and_acts_told_in_other_words(text, level):
     ("After finals I'm done with chemistry, switching to economics.", None),
     ("Once mum's gone to work I'm going to tidy my room.", None),
     ("On Boxing Day at teatime I took thirty of my paracetamol.", "high"),
+    ("At Christmas I took thirty of my paracetamol at teatime.", "high"),
     ("I took my tablets this morning. I feel okay now.", None),
     ("I took an overdose years ago, but I'm fine now.", None),
 ])

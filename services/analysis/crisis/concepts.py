@@ -1456,6 +1456,8 @@ _WITHIN_HOURS = (["earlier", "today"], ["earlier", "tonight"],
 _MEAL_TIMES = (["at", "teatime"], ["at", "lunchtime"], ["at", "dinnertime"],
                ["at", "suppertime"], ["at", "tea", "time"], ["at", "lunch", "time"],
                ["at", "dinner", "time"])
+# Days named by their feast, beside the weekdays, birthdays and holidays ending in "day".
+_FEASTS = frozenset({"christmas", "xmas", "easter", "eid", "diwali", "hanukkah", "weekend"})
 
 
 def _hours_ago(sentence: Sentence) -> bool:
@@ -1474,7 +1476,8 @@ def _within_hours(sentence: Sentence) -> bool:
     return any(_contains(words, phrase) for phrase in _WITHIN_HOURS) or (
         any(_contains(words, phrase) for phrase in _MEAL_TIMES)
         and not _TIME_GONE_BY.intersection(words)
-        and not any(word.endswith(("day", "days", "mas")) and word != "today" for word in words))
+        and not any((word.endswith(("day", "days")) and word != "today")
+                    or word in _FEASTS for word in words))
 
 
 # Just before a time word: a recurring time ("every other weekend"), a condition ("if I
