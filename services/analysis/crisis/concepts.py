@@ -437,8 +437,8 @@ def _death_is_wished(sentence: Sentence, mention: Mention, concepts: list[Mentio
         # "I wouldn't be upset if I just carked it in my sleep": welcomed first, then the
         # patient's own death as its condition (not "… if the printer carked it").
         wishes += [m for m in concepts if m.concept == "welcoming" and m.end <= mention.start
-                   and _if_i(sentence.words[m.end - sentence.offset:
-                                            mention.start - sentence.offset])]
+                   and _contains(sentence.words[m.end - sentence.offset:
+                                                mention.start - sentence.offset], ["if", "i"])]
     if not wishes and any(m.concept == "thought" and m.start < mention.start for m in concepts):
         # "I think about death all the time and it feels peaceful": dwelt on, and welcomed.
         wishes = [m for m in concepts if m.concept == "desire"]
@@ -447,11 +447,6 @@ def _death_is_wished(sentence: Sentence, mention: Mention, concepts: list[Mentio
         return any("not" in sentence.words[m.start - sentence.offset:m.end - sentence.offset]
                    for m in wishes)
     return bool(wishes)
-
-
-def _if_i(words: list[str]) -> bool:
-    """Words that open a condition with the patient as its subject: "… if I …"."""
-    return any(word == "if" and words[i + 1:i + 2] == ["i"] for i, word in enumerate(words))
 
 
 # Words that deny or question what follows ("no reason to live", "wondering if it's worth it").
